@@ -1,0 +1,138 @@
+// The schema of torch.ops.sum_double.add, and the checks its implementations share.
+#include "add_op.h"
+
+#include <torch/csrc/stable/library.h>
+#include <torch/csrc/stable/ops.h>
+#include <torch/headeronly/core/ScalarType.h>
+
+#include <sstream>
+#include <string>
+
+namespace sum_double::op {
+namespace {
+
+using torch::headeronly::DeviceType;
+using torch::headeronly::Layout;
+using torch::headeronly::ScalarType;
+using torch::stable::Tensor;
+
+std::string device_name(const torch::stable::Device& d) {
+  std::string name = d.type() == DeviceType::CPU    ? "cpu"
+                     : d.type() == DeviceType::CUDA ? "cuda"
+                                                    : "device type " + std::to_string(int(d.type()));
+  if (d.index() >= 0) name += ":" + std::to_string(d.index());
+  return name;
+}
+
+std::string shape_of(const Tensor& t) {
+  std::ostringstream s;
+  s << "[";
+  const auto sizes = t.sizes();
+  for (size_t i = 0; i < sizes.size(); ++i) s << (i ? ", " : "") << sizes[i];
+  s << "]";
+  return s.str();
+}
+
+// Python's names for the dtypes a user is likely to pass.
+const char* dtype_name(ScalarType dtype) {
+  switch (dtype) {
+    case ScalarType::Half:
+      return "torch.float16";
+    case ScalarType::BFloat16:
+      return "torch.bfloat16";
+    case ScalarType::Float:
+      return "torch.float32";
+    case ScalarType::Double:
+      return "torch.float64";
+    case ScalarType::Bool:
+      return "torch.bool";
+    case ScalarType::Byte:
+      return "torch.uint8";
+    case ScalarType::Char:
+      return "torch.int8";
+    case ScalarType::Short:
+      return "torch.int16";
+    case ScalarType::Int:
+      return "torch.int32";
+    case ScalarType::Long:
+      return "torch.int64";
+    case ScalarType::ComplexHalf:
+      return "torch.complex32";
+    case ScalarType::ComplexFloat:
+      return "torch.complex64";
+    case ScalarType::ComplexDouble:
+      return "torch.complex128";
+    default:
+      return torch::headeronly::toString(dtype);
+  }
+}
+
+// Python's names for the layouts, as a user would write them.
+const char* layout_name(Layout layout) {
+  switch (layout) {
+    case Layout::Strided:
+      return "torch.strided";
+    case Layout::Sparse:
+      return "torch.sparse_coo";
+    case Layout::SparseCsr:
+      return "torch.sparse_csr";
+    case Layout::SparseCsc:
+      return "torch.sparse_csc";
+    case Layout::SparseBsr:
+      return "torch.sparse_bsr";
+    case Layout::SparseBsc:
+      return "torch.sparse_bsc";
+    case Layout::Mkldnn:
+      return "torch._mkldnn";
+    case Layout::Jagged:
+      return "torch.jagged";
+    default:
+      return "an unknown layout";
+  }
+}
+
+void check_strided(const Tensor& t, const char* name) {
+  SUM_DOUBLE_CHECK(t.layout() == Layout::Strided, "sum_double.add(): expected ", name,
+                  " to be a dense (torch.strided) tensor, but got ", layout_name(t.layout()),
+                  "; convert it with .to_dense() first");
+}
+
+}  // namespace
+
+DType check_inputs(const Tensor& a, const Tensor& b) {
+  check_strided(a, "a");
+  check_strided(b, "b");
+  SUM_DOUBLE_CHECK(a.device() == b.device(),
+                  "sum_double.add(): expected a and b on the same device, but got a on ",
+                  device_name(a.device()), " and b on ", device_name(b.device()));
+  const ScalarType dtype = a.scalar_type();
+  SUM_DOUBLE_CHECK(dtype == b.scalar_type(),
+                  "sum_double.add(): expected a and b to have the same dtype, but got a: ",
+                  dtype_name(dtype),
+                  " and b: ", dtype_name(b.scalar_type()),
+                  " (no implicit promotion: cast one of them first)");
+  SUM_DOUBLE_CHECK(a.sizes().equals(b.sizes()),
+                  "sum_double.add(): expected a and b to have the same shape, but got a: ",
+                  shape_of(a), " and b: ", shape_of(b), " (no broadcasting)");
+  switch (dtype) {
+    case ScalarType::Half:
+      return DType::kFloat16;
+    case ScalarType::BFloat16:
+      return DType::kBFloat16;
+    case ScalarType::Float:
+      return DType::kFloat32;
+    case ScalarType::Double:
+      return DType::kFloat64;
+    default:
+      fail("sum_double.add(): expected a and b to be float16, bfloat16, ",
+                      "float32 or float64, but both are ", dtype_name(dtype));
+  }
+}
+
+Tensor new_output(const Tensor& a) { return torch::stable::new_empty(a, a.sizes()); }
+
+Tensor dense(const Tensor& t) { return t.is_contiguous() ? t : torch::stable::contiguous(t); }
+
+}  // namespace sum_double::op
+
+STABLE_TORCH_LIBRARY(sum_double, m) { m.def("add(Tensor a, Tensor b) -> Tensor"); }

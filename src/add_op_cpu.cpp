@@ -1,0 +1,47 @@
+// torch.ops.sum_double.add for CPU tensors: validate, allocate, split the range over torch's
+// intra-op thread pool, run the torch-free loop on each piece.
+#include <torch/csrc/stable/library.h>
+#include <torch/csrc/stable/ops.h>
+
+#include "add_op.h"
+#include "sum_double/add_cpu.h"
+
+namespace sum_double::op {
+namespace {
+
+using torch::stable::Tensor;
+
+// torch's own grain (at::internal::GRAIN_SIZE): below it, waking threads costs more than it saves.
+constexpr int64_t kGrain = 32768;
+
+Tensor add_cpu_op(Tensor a, Tensor b) {
+  const DType dtype = check_inputs(a, b);
+  Tensor out = new_output(a);
+  const int64_t n = out.numel();
+  if (n == 0) return out;
+  a = dense(a);
+  b = dense(b);
+  const auto* pa = static_cast<const char*>(a.data_ptr());
+  const auto* pb = static_cast<const char*>(b.data_ptr());
+  auto* po = static_cast<char*>(out.data_ptr());
+  const int64_t size = static_cast<int64_t>(a.element_size());
+  torch::stable::parallel_for(0, n, kGrain, [&](int64_t begin, int64_t end) {
+    add_cpu(pa + begin * size, pb + begin * size, po + begin * size, end - begin, dtype);
+  });
+  return out;
+}
+
+}  // namespace
+}  // namespace sum_double::op
+
+// Sparse CPU tensors reach the same entry point so that they get its clear layout error instead of
+// the dispatcher's "could not run with arguments from the SparseCPU backend".
+STABLE_TORCH_LIBRARY_IMPL(sum_double, CPU, m) {
+  m.impl("add", TORCH_BOX(&sum_double::op::add_cpu_op));
+}
+STABLE_TORCH_LIBRARY_IMPL(sum_double, SparseCPU, m) {
+  m.impl("add", TORCH_BOX(&sum_double::op::add_cpu_op));
+}
+STABLE_TORCH_LIBRARY_IMPL(sum_double, SparseCsrCPU, m) {
+  m.impl("add", TORCH_BOX(&sum_double::op::add_cpu_op));
+}

@@ -1,0 +1,64 @@
+// torch.ops.sum_double.add for CUDA tensors: validate, device guard, current stream, early return
+// when empty, launch, launch check.
+#include <dlfcn.h>
+#include <torch/csrc/stable/accelerator.h>
+#include <torch/csrc/stable/library.h>
+#include <torch/csrc/stable/ops.h>
+
+#include "add_op.h"
+#include "sum_double/add_cuda.h"
+
+namespace sum_double::op {
+namespace {
+
+using torch::stable::Tensor;
+
+// torch's current CUDA stream comes from aoti_torch_get_current_cuda_stream, which only
+// libtorch_cuda exports. Linking against it would make this module fail to load under a CPU-only
+// torch, so the symbol is looked up in the already-loaded library the first time a CUDA tensor
+// arrives (a CUDA tensor implies a CUDA torch, hence a loaded libtorch_cuda).
+cudaStream_t current_stream(int32_t device) {
+  using GetStream = AOTITorchError (*)(int32_t, void**);
+  static const GetStream get_stream = [] {
+    void* lib = dlopen("libtorch_cuda.so", RTLD_NOW | RTLD_NOLOAD);
+    return lib ? reinterpret_cast<GetStream>(dlsym(lib, "aoti_torch_get_current_cuda_stream"))
+               : nullptr;
+  }();
+  SUM_DOUBLE_CHECK(get_stream != nullptr,
+                  "sum_double.add(): cannot find aoti_torch_get_current_cuda_stream in the loaded "
+                  "libtorch_cuda.so; is this a CUDA build of torch?");
+  void* stream = nullptr;
+  SUM_DOUBLE_CHECK(get_stream(device, &stream) == TORCH_SUCCESS,
+                  "sum_double.add(): could not get the current CUDA stream of cuda:", device);
+  return static_cast<cudaStream_t>(stream);
+}
+
+Tensor add_cuda_op(Tensor a, Tensor b) {
+  const DType dtype = check_inputs(a, b);
+  const int32_t device = a.device().index();
+  const torch::stable::accelerator::DeviceGuard guard(device);
+  const cudaStream_t stream = current_stream(device);
+  Tensor out = new_output(a);
+  const int64_t n = out.numel();
+  if (n == 0) return out;
+  a = dense(a);
+  b = dense(b);
+  const cudaError_t status = add_cuda(a.data_ptr(), b.data_ptr(), out.data_ptr(), n, dtype, stream);
+  SUM_DOUBLE_CHECK(status == cudaSuccess, "sum_double.add(): CUDA kernel launch failed on cuda:",
+                  device, ": ", cudaGetErrorString(status));
+  return out;
+}
+
+}  // namespace
+}  // namespace sum_double::op
+
+// Sparse CUDA tensors reach the same entry point for its clear layout error (see add_op_cpu.cpp).
+STABLE_TORCH_LIBRARY_IMPL(sum_double, CUDA, m) {
+  m.impl("add", TORCH_BOX(&sum_double::op::add_cuda_op));
+}
+STABLE_TORCH_LIBRARY_IMPL(sum_double, SparseCUDA, m) {
+  m.impl("add", TORCH_BOX(&sum_double::op::add_cuda_op));
+}
+STABLE_TORCH_LIBRARY_IMPL(sum_double, SparseCsrCUDA, m) {
+  m.impl("add", TORCH_BOX(&sum_double::op::add_cuda_op));
+}

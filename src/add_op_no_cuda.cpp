@@ -1,0 +1,23 @@
+// CPU-only builds: CUDA tensors get a clear error saying why, instead of the dispatcher's
+// "could not run 'sum_double::add' with arguments from the 'CUDA' backend".
+#include <torch/csrc/stable/library.h>
+
+#include "add_op.h"
+
+namespace sum_double::op {
+namespace {
+
+using torch::stable::Tensor;
+
+Tensor add_cuda_unavailable(Tensor a, Tensor b) {
+  fail("sum_double.add(): got CUDA tensors, but this sum_double was built CPU-only "
+                  "(no CUDA compiler at build time, or SUM_DOUBLE_CUDA=OFF). Reinstall it with "
+                  "nvcc on PATH: pip install --force-reinstall --no-binary sum-double sum-double");
+}
+
+}  // namespace
+}  // namespace sum_double::op
+
+STABLE_TORCH_LIBRARY_IMPL(sum_double, CUDA, m) {
+  m.impl("add", TORCH_BOX(&sum_double::op::add_cuda_unavailable));
+}

@@ -1,0 +1,44 @@
+// The Python extension module sum_double._C. Importing it loads this library, whose static
+// registrations (add_op*.cpp) define torch.ops.sum_double.add. The module itself only reports how
+// it was built: it never sees a tensor, so it needs none of torch's Python bindings.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <string>
+#include <vector>
+
+#include "build_info.h"
+
+namespace py = pybind11;
+
+namespace {
+
+std::vector<std::string> split(const std::string& list) {
+  std::vector<std::string> items;
+  size_t start = 0;
+  while (start < list.size()) {
+    size_t end = list.find(',', start);
+    if (end == std::string::npos) end = list.size();
+    if (end > start) items.push_back(list.substr(start, end - start));
+    start = end + 1;
+  }
+  return items;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_C, m) {
+  m.doc() = "Build facts of the sum_double extension; its op is torch.ops.sum_double.add.";
+  m.attr("__version__") = SUM_DOUBLE_VERSION;
+  m.attr("built_with_torch") = SUM_DOUBLE_BUILT_WITH_TORCH;
+  m.attr("stable_abi_target") = SUM_DOUBLE_STABLE_ABI_TARGET;
+#if SUM_DOUBLE_WITH_CUDA
+  m.attr("cpu_only") = false;
+  m.attr("cuda_version") = SUM_DOUBLE_CUDA_VERSION;
+  m.attr("cuda_archs") = py::tuple(py::cast(split(SUM_DOUBLE_CUDA_ARCHS)));
+#else
+  m.attr("cpu_only") = true;
+  m.attr("cuda_version") = py::none();
+  m.attr("cuda_archs") = py::tuple();
+#endif
+}

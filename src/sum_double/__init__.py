@@ -1,0 +1,24 @@
+"""c = a + b as a custom PyTorch operator, with autograd, on CPU and CUDA.
+
+``sum_double.add(a, b)`` (alias ``sum_double_op``, the seed tutorial's name) calls
+``torch.ops.sum_double.add``, which is registered on the LibTorch stable ABI: one wheel serves
+every torch >= 2.10.
+"""
+
+import torch
+
+_MIN_TORCH = "2.10"
+
+# The op is compiled against the 2.10 stable ABI; an older libtorch lacks the symbols it calls, and
+# loading it there would fail with an undefined-symbol error that names none of this.
+if torch.__version__ < _MIN_TORCH:
+    raise ImportError(
+        f"sum_double needs torch>={_MIN_TORCH}, but torch {torch.__version__} is installed. "
+        f"Upgrade it: pip install 'torch>={_MIN_TORCH}'"
+    )
+
+from . import _C  # noqa: E402  (loading the library registers torch.ops.sum_double.add)
+from ._ops import add, sum_double_op  # noqa: E402
+
+__version__: str = _C.__version__
+__all__ = ["__version__", "add", "sum_double_op"]
