@@ -43,8 +43,8 @@ void add_half(const _Float16* __restrict a, const _Float16* __restrict b, _Float
   }
 }
 
-void add_bf16(const BFloat16* __restrict a, const BFloat16* __restrict b,
-              BFloat16* __restrict out, int64_t n) {
+void add_bf16(const BFloat16* __restrict a, const BFloat16* __restrict b, BFloat16* __restrict out,
+              int64_t n) {
   for (int64_t i = 0; i < n; ++i) out[i] = to_bfloat16(to_float(a[i]) + to_float(b[i]));
 }
 
@@ -61,8 +61,8 @@ void add_cpu(const void* a, const void* b, void* out, int64_t n, DType dtype) {
                static_cast<BFloat16*>(out), n);
       break;
     case DType::kFloat32:
-      add_same(static_cast<const float*>(a), static_cast<const float*>(b),
-               static_cast<float*>(out), n);
+      add_same(static_cast<const float*>(a), static_cast<const float*>(b), static_cast<float*>(out),
+               n);
       break;
     case DType::kFloat64:
       add_same(static_cast<const double*>(a), static_cast<const double*>(b),

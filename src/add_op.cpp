@@ -5,8 +5,10 @@
 #include <torch/csrc/stable/ops.h>
 #include <torch/headeronly/core/ScalarType.h>
 
+#include <algorithm>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace sum_double::op {
 namespace {
@@ -17,9 +19,10 @@ using torch::headeronly::ScalarType;
 using torch::stable::Tensor;
 
 std::string device_name(const torch::stable::Device& d) {
-  std::string name = d.type() == DeviceType::CPU    ? "cpu"
-                     : d.type() == DeviceType::CUDA ? "cuda"
-                                                    : "device type " + std::to_string(int(d.type()));
+  std::string name = d.type() == DeviceType::CPU ? "cpu"
+                     : d.type() == DeviceType::CUDA
+                         ? "cuda"
+                         : "device type " + std::to_string(int(d.type()));
   if (d.index() >= 0) name += ":" + std::to_string(d.index());
   return name;
 }
@@ -93,8 +96,8 @@ const char* layout_name(Layout layout) {
 
 void check_strided(const Tensor& t, const char* name) {
   SUM_DOUBLE_CHECK(t.layout() == Layout::Strided, "sum_double.add(): expected ", name,
-                  " to be a dense (torch.strided) tensor, but got ", layout_name(t.layout()),
-                  "; convert it with .to_dense() first");
+                   " to be a dense (torch.strided) tensor, but got ", layout_name(t.layout()),
+                   "; convert it with .to_dense() first");
 }
 
 }  // namespace
@@ -103,17 +106,16 @@ DType check_inputs(const Tensor& a, const Tensor& b) {
   check_strided(a, "a");
   check_strided(b, "b");
   SUM_DOUBLE_CHECK(a.device() == b.device(),
-                  "sum_double.add(): expected a and b on the same device, but got a on ",
-                  device_name(a.device()), " and b on ", device_name(b.device()));
+                   "sum_double.add(): expected a and b on the same device, but got a on ",
+                   device_name(a.device()), " and b on ", device_name(b.device()));
   const ScalarType dtype = a.scalar_type();
-  SUM_DOUBLE_CHECK(dtype == b.scalar_type(),
-                  "sum_double.add(): expected a and b to have the same dtype, but got a: ",
-                  dtype_name(dtype),
-                  " and b: ", dtype_name(b.scalar_type()),
-                  " (no implicit promotion: cast one of them first)");
+  SUM_DOUBLE_CHECK(
+      dtype == b.scalar_type(),
+      "sum_double.add(): expected a and b to have the same dtype, but got a: ", dtype_name(dtype),
+      " and b: ", dtype_name(b.scalar_type()), " (no implicit promotion: cast one of them first)");
   SUM_DOUBLE_CHECK(a.sizes().equals(b.sizes()),
-                  "sum_double.add(): expected a and b to have the same shape, but got a: ",
-                  shape_of(a), " and b: ", shape_of(b), " (no broadcasting)");
+                   "sum_double.add(): expected a and b to have the same shape, but got a: ",
+                   shape_of(a), " and b: ", shape_of(b), " (no broadcasting)");
   switch (dtype) {
     case ScalarType::Half:
       return DType::kFloat16;
@@ -125,11 +127,30 @@ DType check_inputs(const Tensor& a, const Tensor& b) {
       return DType::kFloat64;
     default:
       fail("sum_double.add(): expected a and b to be float16, bfloat16, ",
-                      "float32 or float64, but both are ", dtype_name(dtype));
+           "float32 or float64, but both are ", dtype_name(dtype));
   }
 }
 
-Tensor new_output(const Tensor& a) { return torch::stable::new_empty(a, a.sizes()); }
+Tensor new_output(const Tensor& a) {
+  // Straight to the allocator through the C shim: torch::stable::new_empty is a boxed dispatcher
+  // call, which costs more host time than the whole rest of a small add.
+  int32_t dtype = 0, device_type = 0, device_index = 0;
+  TORCH_ERROR_CODE_CHECK(aoti_torch_get_dtype(a.get(), &dtype));
+  TORCH_ERROR_CODE_CHECK(aoti_torch_get_device_type(a.get(), &device_type));
+  TORCH_ERROR_CODE_CHECK(aoti_torch_get_device_index(a.get(), &device_index));
+  const auto sizes = a.sizes();
+  std::vector<int64_t> strides(sizes.size());
+  int64_t stride = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    strides[i] = stride;
+    stride *= std::max<int64_t>(sizes[i], 1);
+  }
+  AtenTensorHandle out = nullptr;
+  TORCH_ERROR_CODE_CHECK(aoti_torch_empty_strided(static_cast<int64_t>(sizes.size()), sizes.data(),
+                                                  strides.data(), dtype, device_type, device_index,
+                                                  &out));
+  return Tensor(out);
+}
 
 Tensor dense(const Tensor& t) { return t.is_contiguous() ? t : torch::stable::contiguous(t); }
 

@@ -21,9 +21,9 @@ template <typename... Args>
 }
 
 // The message is only built when the check fails, so checks cost nothing on the hot path.
-#define SUM_DOUBLE_CHECK(cond, ...)                      \
-  do {                                                   \
-    if (!(cond)) ::sum_double::op::fail(__VA_ARGS__);    \
+#define SUM_DOUBLE_CHECK(cond, ...)                   \
+  do {                                                \
+    if (!(cond)) ::sum_double::op::fail(__VA_ARGS__); \
   } while (false)
 
 // Throws (a Python RuntimeError) naming the argument at fault unless a and b are dense tensors of

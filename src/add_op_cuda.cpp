@@ -25,11 +25,11 @@ cudaStream_t current_stream(int32_t device) {
                : nullptr;
   }();
   SUM_DOUBLE_CHECK(get_stream != nullptr,
-                  "sum_double.add(): cannot find aoti_torch_get_current_cuda_stream in the loaded "
-                  "libtorch_cuda.so; is this a CUDA build of torch?");
+                   "sum_double.add(): cannot find aoti_torch_get_current_cuda_stream in the loaded "
+                   "libtorch_cuda.so; is this a CUDA build of torch?");
   void* stream = nullptr;
   SUM_DOUBLE_CHECK(get_stream(device, &stream) == TORCH_SUCCESS,
-                  "sum_double.add(): could not get the current CUDA stream of cuda:", device);
+                   "sum_double.add(): could not get the current CUDA stream of cuda:", device);
   return static_cast<cudaStream_t>(stream);
 }
 
@@ -44,8 +44,9 @@ Tensor add_cuda_op(Tensor a, Tensor b) {
   a = dense(a);
   b = dense(b);
   const cudaError_t status = add_cuda(a.data_ptr(), b.data_ptr(), out.data_ptr(), n, dtype, stream);
-  SUM_DOUBLE_CHECK(status == cudaSuccess, "sum_double.add(): CUDA kernel launch failed on cuda:",
-                  device, ": ", cudaGetErrorString(status));
+  SUM_DOUBLE_CHECK(status == cudaSuccess,
+                   "sum_double.add(): CUDA kernel launch failed on cuda:", device, ": ",
+                   cudaGetErrorString(status));
   return out;
 }
 

@@ -10,9 +10,10 @@ namespace {
 using torch::stable::Tensor;
 
 Tensor add_cuda_unavailable(Tensor a, Tensor b) {
-  fail("sum_double.add(): got CUDA tensors, but this sum_double was built CPU-only "
-                  "(no CUDA compiler at build time, or SUM_DOUBLE_CUDA=OFF). Reinstall it with "
-                  "nvcc on PATH: pip install --force-reinstall --no-binary sum-double sum-double");
+  fail(
+      "sum_double.add(): got CUDA tensors, but this sum_double was built CPU-only "
+      "(no CUDA compiler at build time, or SUM_DOUBLE_CUDA=OFF). Reinstall it with "
+      "nvcc on PATH: pip install --force-reinstall --no-binary sum-double sum-double");
 }
 
 }  // namespace

@@ -4,13 +4,14 @@ import torch
 from torch import Tensor
 
 _add = torch.ops.sum_double.add.default
+_below_autograd = torch._C._AutoDispatchBelowAutograd
 
 
 @torch.library.register_fake("sum_double::add")
 def _add_fake(a: Tensor, b: Tensor) -> Tensor:
-    # Same checks as the C++ ones (add_op.cpp), so torch.compile rejects bad input while tracing.
-    torch._check(a.dtype == b.dtype, lambda: f"sum_double.add(): dtype mismatch {a.dtype} vs {b.dtype}")
-    torch._check(a.shape == b.shape, lambda: f"sum_double.add(): shape mismatch {a.shape} vs {b.shape}")
+    # The C++ checks (add_op.cpp) that shapes decide, so torch.compile rejects bad input at trace.
+    torch._check(a.dtype == b.dtype, lambda: f"sum_double.add(): dtypes {a.dtype} != {b.dtype}")
+    torch._check(a.shape == b.shape, lambda: f"sum_double.add(): shapes {a.shape} != {b.shape}")
     return a.new_empty(a.shape)
 
 
@@ -19,11 +20,26 @@ def _setup_context(ctx: object, inputs: tuple[Tensor, Tensor], output: Tensor) -
 
 
 def _backward(ctx: object, grad: Tensor) -> tuple[Tensor, Tensor]:
-    # The incoming gradient is passed through to both inputs: no copy, no kernel.
+    # The incoming gradient goes to both inputs as it is: no copy, no kernel.
     return grad, grad
 
 
 torch.library.register_autograd("sum_double::add", _backward, setup_context=_setup_context)
+
+
+class _Add(torch.autograd.Function):
+    """The same derivative as the registered one, entered straight from Python.
+
+    The op's own autograd kernel is Python called back from the C++ dispatcher, which costs about
+    15 us a call on top of the add; entering autograd here costs about 5 us.
+    """
+
+    @staticmethod
+    def forward(ctx: object, a: Tensor, b: Tensor) -> Tensor:
+        with _below_autograd():
+            return _add(a, b)
+
+    backward = staticmethod(_backward)
 
 
 def add(a: Tensor, b: Tensor) -> Tensor:
@@ -36,10 +52,23 @@ def add(a: Tensor, b: Tensor) -> Tensor:
     Gradients flow to both inputs; the call works under ``torch.compile(fullgraph=True)``.
 
     Raises:
-        RuntimeError: if the shapes, dtypes or devices differ, the dtype is not a floating type
-            listed above, a tensor is not dense, or CUDA tensors reach a CPU-only build.
+        RuntimeError: if the shapes, dtypes or devices differ, the dtype is not one listed above,
+            a tensor is not dense, or CUDA tensors reach a CPU-only build.
     """
-    return _add(a, b)
+    # Three routes to the same op, cheapest first that is right. torch.compile traces the op itself
+    # (fake kernel + registered autograd).
+    if torch.compiler.is_compiling():
+        return _add(a, b)
+    try:
+        needs_grad = (a.requires_grad or b.requires_grad) and torch.is_grad_enabled()
+    except AttributeError:  # not tensors: the op itself raises the error that names the argument
+        return _add(a, b)
+    if needs_grad:
+        return _Add.apply(a, b)
+    # Nothing to differentiate: skip autograd entirely, as C++ ops do. Every other dispatch key
+    # (FakeTensorMode, functionalization, ...) still sees the call.
+    with _below_autograd():
+        return _add(a, b)
 
 
 sum_double_op = add

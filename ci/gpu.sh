@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# On a machine with a CUDA GPU and an offline Python that already has torch, scikit-build-core,
+# pybind11, cmake, ninja, pytest and hypothesis: build and install from source, run the whole suite
+# (CUDA tests included: they must run, not skip), the demo, and the host-cost measurement.
+# Logs go to $LOG_DIR (default: ./gpu-logs).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+log=${LOG_DIR:-gpu-logs}
+mkdir -p "$log"
+python=${PYTHON:-python3}
+
+echo "==> build + install (no build isolation: no network here)"
+start=$SECONDS
+"$python" -m pip install -q --no-build-isolation --no-deps . \
+  >"$log/build.log" 2>&1 || { tail -50 "$log/build.log"; exit 1; }
+echo "    built in $((SECONDS - start)) s"
+"$python" -m sum_double info | tee "$log/info.txt"
+
+echo "==> test suite"
+"$python" -m pytest -p no:cacheprovider -rs --junitxml="$log/junit.xml" 2>&1 | tee "$log/pytest.txt"
+if grep -q "needs a CUDA device and a CUDA build" "$log/pytest.txt"; then
+  echo "FAIL: CUDA tests were skipped on a GPU machine" >&2
+  exit 1
+fi
+
+echo "==> demo"
+"$python" -m sum_double | tee "$log/demo.txt"
+echo "==> host cost"
+"$python" benchmarks/host_cost.py | tee "$log/host_cost.txt"

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Style gate: ruff (lint + format) for Python, clang-format for C++/CUDA. Installs its own tools.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+tools=${SUM_DOUBLE_LINT_VENV:-$(mktemp -d)/lint-venv}
+python3 -m venv "$tools"
+"$tools/bin/pip" install -q --disable-pip-version-check ruff==0.17.6 clang-format==23.1.5 \
+  2> >(grep -v "is ignored: it is neither a file nor a directory" >&2)
+
+echo "==> ruff check / ruff format --check"
+"$tools/bin/ruff" check .
+"$tools/bin/ruff" format --check .
+echo "==> clang-format --dry-run --Werror"
+git ls-files '*.cpp' '*.h' '*.cu' | xargs "$tools/bin/clang-format" --dry-run --Werror
+echo "lint: clean"

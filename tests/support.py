@@ -1,0 +1,56 @@
+"""Helpers the test modules share: bitwise comparison against torch, output poisoning."""
+
+import contextlib
+from collections.abc import Iterator
+
+import torch
+
+import sum_double
+
+HAS_CUDA = torch.cuda.is_available()
+CUDA_BUILD = not sum_double._C.cpu_only
+FLOAT_DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
+_BITS = {
+    torch.float16: torch.int16,
+    torch.bfloat16: torch.int16,
+    torch.float32: torch.int32,
+    torch.float64: torch.int64,
+}
+
+
+def assert_bitwise_equal(out: torch.Tensor, ref: torch.Tensor) -> None:
+    """``out`` is ``ref`` bit for bit, except that any NaN matches any NaN.
+
+    IEEE 754 leaves NaN payloads to the implementation (CUDA returns a canonical NaN, x86 keeps an
+    operand's payload), so they are not part of the contract; everything else is.
+    """
+    assert out.shape == ref.shape
+    assert out.dtype == ref.dtype
+    assert out.device == ref.device
+    nan = out.isnan()
+    assert torch.equal(nan, ref.isnan()), "NaNs in different places"
+    bits = _BITS[out.dtype]
+    mismatch = (out.contiguous().view(bits) != ref.contiguous().view(bits)) & ~nan
+    assert not mismatch.any(), (
+        f"{int(mismatch.sum())} of {out.numel()} elements differ, first at flat index "
+        f"{int(mismatch.flatten().nonzero()[0])}"
+    )
+
+
+@contextlib.contextmanager
+def poisoned_allocations() -> Iterator[None]:
+    """Inside, every new tensor (the op's output included) starts filled with NaN.
+
+    torch's deterministic mode fills uninitialised memory in at::empty_strided, the allocation the
+    op makes through the C shim, so an element the kernel fails to write stays NaN and the
+    comparison with torch.add fails instead of passing on stale memory that happens to be right.
+    """
+    was_deterministic = torch.are_deterministic_algorithms_enabled()
+    was_filling = torch.utils.deterministic.fill_uninitialized_memory
+    torch.use_deterministic_algorithms(True)
+    torch.utils.deterministic.fill_uninitialized_memory = True
+    try:
+        yield
+    finally:
+        torch.use_deterministic_algorithms(was_deterministic)
+        torch.utils.deterministic.fill_uninitialized_memory = was_filling

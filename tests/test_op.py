@@ -1,0 +1,243 @@
+"""torch.ops.sum_double.add against torch.add: values, layouts, special values, bad input."""
+
+import pytest
+import torch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import sum_double
+from support import FLOAT_DTYPES, HAS_CUDA, assert_bitwise_equal, poisoned_allocations
+
+SHAPES = [(), (1,), (7,), (33,), (1000,), (3, 5), (2, 3, 4, 5), (1, 1, 1), (2**16 + 3,)]
+
+
+def rand(shape: tuple[int, ...], dtype: torch.dtype, device: str) -> torch.Tensor:
+    return torch.randn(shape, dtype=dtype, device=device)
+
+
+def check_add(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    ref = torch.add(a, b)
+    with poisoned_allocations():
+        out = sum_double.add(a, b)
+    assert_bitwise_equal(out, ref)
+    assert out.is_contiguous()
+    assert out.data_ptr() not in (a.data_ptr(), b.data_ptr()) or out.numel() == 0
+    return out
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_matches_torch_add(device: str, dtype: torch.dtype, shape: tuple[int, ...]) -> None:
+    check_add(rand(shape, dtype, device), rand(shape, dtype, device))
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_poison_reaches_new_tensors(device: str, dtype: torch.dtype) -> None:
+    # Guards the guard: if poisoning stopped working, check_add could pass on stale memory.
+    with poisoned_allocations():
+        fresh = torch.empty_strided((1000,), (1,), dtype=dtype, device=device)
+    assert fresh.isnan().all()
+
+
+def test_both_routes_and_the_alias_agree(device: str) -> None:
+    a, b = rand((100,), torch.float32, device), rand((100,), torch.float32, device)
+    ref = torch.add(a, b)
+    assert_bitwise_equal(torch.ops.sum_double.add(a, b), ref)
+    assert_bitwise_equal(sum_double.sum_double_op(a, b), ref)
+    with torch.no_grad():
+        assert_bitwise_equal(sum_double.add(a.requires_grad_(), b), ref)
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize(
+    "make",
+    [
+        pytest.param(lambda t: t.t(), id="transposed"),
+        pytest.param(lambda t: t[::2, 1::3], id="stepped-slice"),
+        pytest.param(lambda t: t[1:, 2:], id="storage-offset"),
+        pytest.param(lambda t: t[:1].expand(t.shape[0], -1), id="stride-0-expanded"),
+        pytest.param(lambda t: t.flatten()[1:].view(-1, 1).expand(-1, 3), id="misaligned-expand"),
+        pytest.param(
+            lambda t: t.unsqueeze(0).unsqueeze(-1).contiguous(memory_format=torch.channels_last),
+            id="channels-last",
+        ),
+    ],
+)
+def test_strided_inputs(device: str, dtype: torch.dtype, make) -> None:
+    a = make(rand((64, 48), dtype, device))
+    b = make(rand((64, 48), dtype, device))
+    assert not a.is_contiguous() or a.dim() == 4
+    check_add(a, b)
+    check_add(a, b.contiguous())  # one strided, one dense
+
+
+@pytest.mark.parametrize("shape", [(0,), (3, 0), (0, 5, 2)], ids=str)
+def test_empty(device: str, shape: tuple[int, ...]) -> None:
+    out = check_add(rand(shape, torch.float32, device), rand(shape, torch.float32, device))
+    assert out.shape == shape
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_special_values(device: str, dtype: torch.dtype) -> None:
+    info = torch.finfo(dtype)
+    special = [
+        0.0,
+        -0.0,
+        float("inf"),
+        float("-inf"),
+        float("nan"),
+        info.max,
+        -info.max,
+        info.tiny,
+        -info.tiny,
+        info.smallest_normal / 4,
+        info.eps,
+        1.0,
+        -1.0,
+    ]
+    values = torch.tensor(special, dtype=dtype, device=device)
+    a = values.repeat_interleave(len(special))  # every pair (x, y), overflow and -0 included
+    b = values.repeat(len(special))
+    check_add(a, b)
+
+
+def test_cpu_threads_split_the_range() -> None:
+    # Large enough to be split across torch's intra-op pool (grain 32768): the pieces must tile.
+    n = 5 * 32768 + 17
+    threads = torch.get_num_threads()
+    try:
+        torch.set_num_threads(4)
+        check_add(rand((n,), torch.float32, "cpu"), rand((n,), torch.float32, "cpu"))
+    finally:
+        torch.set_num_threads(threads)
+
+
+@st.composite
+def strided_pairs(draw: st.DrawFn, device: str) -> tuple[torch.Tensor, torch.Tensor]:
+    """Two same-shape tensors, each an arbitrary view: permuted, sliced, offset, expanded."""
+    dtype = draw(st.sampled_from(FLOAT_DTYPES))
+    shape = draw(st.lists(st.integers(0, 6), min_size=0, max_size=4))
+
+    def view() -> torch.Tensor:
+        # Start bigger than needed, then slice with steps and offsets down to `shape`.
+        steps = [draw(st.integers(1, 3)) for _ in shape]
+        starts = [draw(st.integers(0, 2)) for _ in shape]
+        base = torch.randn(
+            [st_ + s * k + 1 for s, k, st_ in zip(shape, steps, starts, strict=True)],
+            dtype=dtype,
+            device=device,
+        )
+        t = base[
+            tuple(
+                slice(st_, st_ + s * k, k) for s, k, st_ in zip(shape, steps, starts, strict=True)
+            )
+        ]
+        if t.dim() > 1 and draw(st.booleans()):
+            perm = draw(st.permutations(range(t.dim())))
+            # Same shape, but the memory order of the dims is `perm`.
+            t = t.permute(*perm).contiguous().permute(*[perm.index(d) for d in range(t.dim())])
+        if t.dim() and draw(st.booleans()):
+            # Broadcast one element along a dim: stride 0, every element read many times.
+            d = draw(st.integers(0, t.dim() - 1))
+            if t.shape[d]:
+                t = t.narrow(d, 0, 1).expand(t.shape)
+        return t
+
+    return view(), view()
+
+
+# `device` is a plain string, so reusing it across examples is safe.
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.data())
+def test_any_view_matches_torch_add(device: str, data: st.DataObject) -> None:
+    check_add(*data.draw(strided_pairs(device)))
+
+
+# ---- bad input: a Python exception that names the argument and what was expected ---------------
+
+
+def test_shape_mismatch(device: str) -> None:
+    with pytest.raises(RuntimeError, match=r"a and b to have the same shape.*\[3, 4\].*\[4, 3\]"):
+        sum_double.add(torch.ones(3, 4, device=device), torch.ones(4, 3, device=device))
+    with pytest.raises(RuntimeError, match="no broadcasting"):
+        sum_double.add(torch.ones(3, 4, device=device), torch.ones(4, device=device))
+
+
+def test_dtype_mismatch(device: str) -> None:
+    with pytest.raises(RuntimeError, match=r"same dtype.*a: torch.float32 and b: torch.float64"):
+        sum_double.add(torch.ones(3, device=device), torch.ones(3, device=device).double())
+
+
+@pytest.mark.parametrize(
+    "dtype", [torch.int32, torch.int64, torch.uint8, torch.bool, torch.complex64, torch.complex128]
+)
+def test_unsupported_dtype(device: str, dtype: torch.dtype) -> None:
+    x = torch.ones(3, device=device, dtype=dtype)
+    with pytest.raises(RuntimeError, match=rf"float16, bfloat16, float32 or float64.*{dtype}"):
+        sum_double.add(x, x)
+
+
+@pytest.mark.parametrize(
+    "to_layout", [torch.Tensor.to_sparse, torch.Tensor.to_sparse_csr], ids=["coo", "csr"]
+)
+@pytest.mark.parametrize("which", ["a", "b"])
+@pytest.mark.filterwarnings("ignore:Sparse CSR tensor support is in beta")
+def test_sparse_layout(device: str, to_layout, which: str) -> None:
+    dense = torch.ones(3, 4, device=device)
+    args = {"a": dense, "b": dense}
+    args[which] = to_layout(dense)
+    with pytest.raises(RuntimeError, match=rf"expected {which} to be a dense \(torch.strided\)"):
+        sum_double.add(args["a"], args["b"])
+
+
+def test_not_a_tensor() -> None:
+    with pytest.raises(RuntimeError, match="Expected a value of type 'Tensor' for argument 'b'"):
+        sum_double.add(torch.ones(3), 1.0)
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize("cpu_arg", ["a", "b"])
+def test_cpu_and_cuda_mismatch(cpu_arg: str) -> None:
+    args = {"a": torch.ones(3, device="cuda"), "b": torch.ones(3, device="cuda")}
+    args[cpu_arg] = args[cpu_arg].cpu()
+    with pytest.raises(RuntimeError, match=r"same device.*(cpu.*cuda:0|cuda:0.*cpu)"):
+        sum_double.add(args["a"], args["b"])
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(torch.cuda.device_count() < 2, reason="needs two CUDA devices")
+def test_two_cuda_devices_mismatch() -> None:
+    with pytest.raises(RuntimeError, match="a on cuda:0 and b on cuda:1"):
+        sum_double.add(torch.ones(3, device="cuda:0"), torch.ones(3, device="cuda:1"))
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(torch.cuda.device_count() < 2, reason="needs two CUDA devices")
+def test_second_device_while_first_is_current() -> None:
+    with torch.cuda.device(0):
+        check_add(
+            rand((10_000,), torch.float32, "cuda:1"), rand((10_000,), torch.float32, "cuda:1")
+        )
+
+
+@pytest.mark.cuda
+def test_runs_on_the_current_stream() -> None:
+    # A producer on a side stream, then the op on that stream with no sync in between: if the op
+    # ran on another stream it could read `a` before the producer wrote it.
+    side = torch.cuda.Stream()
+    x = rand((1 << 22,), torch.float32, "cuda")
+    y = rand((1 << 22,), torch.float32, "cuda")
+    with torch.cuda.stream(side):
+        a = x * 3.0 + 1.0
+        out = sum_double.add(a, y)
+    side.synchronize()
+    assert_bitwise_equal(out, torch.add(x * 3.0 + 1.0, y))
+
+
+@pytest.mark.skipif(HAS_CUDA and not sum_double._C.cpu_only, reason="checks a CPU-only build")
+@pytest.mark.skipif(not HAS_CUDA, reason="needs a CUDA device to make a CUDA tensor")
+def test_cuda_tensor_on_cpu_only_build() -> None:
+    with pytest.raises(RuntimeError, match="built CPU-only"):
+        sum_double.add(torch.ones(3, device="cuda"), torch.ones(3, device="cuda"))

@@ -1,0 +1,64 @@
+"""The package around the op: import guard, build facts, typing marker, the command line."""
+
+import subprocess
+import sys
+from importlib import resources
+
+import pytest
+import torch
+
+import sum_double
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=300)
+
+
+def test_old_torch_is_refused_with_a_clear_message() -> None:
+    # The guard reads torch.__version__ before loading the library; pretend torch is 2.9.
+    proc = run(
+        "-c",
+        "import torch; torch.__version__ = torch.torch_version.TorchVersion('2.9.1');"
+        "import sum_double",
+    )
+    assert proc.returncode != 0
+    assert "ImportError: sum_double needs torch>=2.10, but torch 2.9.1 is installed" in proc.stderr
+
+
+def test_build_facts() -> None:
+    from sum_double import _C
+
+    assert sum_double.__version__ == _C.__version__
+    assert _C.stable_abi_target == "2.10"
+    assert torch.torch_version.TorchVersion(_C.built_with_torch) >= "2.10"
+    if _C.cpu_only:
+        assert _C.cuda_archs == ()
+        assert _C.cuda_version is None
+    else:
+        assert _C.cuda_archs, "a CUDA build lists the architectures it carries"
+        assert _C.cuda_version
+
+
+def test_ships_py_typed() -> None:
+    assert resources.files("sum_double").joinpath("py.typed").is_file()
+
+
+def test_the_op_is_registered_once_under_its_namespace() -> None:
+    schema = str(torch.ops.sum_double.add.default._schema)
+    assert schema == "sum_double::add(Tensor a, Tensor b) -> Tensor"
+
+
+def test_cli_info() -> None:
+    proc = run("-m", "sum_double", "info")
+    assert proc.returncode == 0, proc.stderr
+    assert f"sum-double {sum_double.__version__}" in proc.stdout
+    assert f"running on    torch {torch.__version__}" in proc.stdout
+
+
+@pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=pytest.mark.cuda)])
+def test_cli_demo(device: str) -> None:
+    proc = run("-m", "sum_double", "--device", device)
+    assert proc.returncode == 0, proc.stderr
+    assert "equals torch.add bit for bit: yes" in proc.stdout
+    assert "gradients equal the incoming grad:  yes" in proc.stdout
+    assert "1000000" in proc.stdout  # the seed's size is in the timing table
