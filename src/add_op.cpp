@@ -6,7 +6,6 @@
 #include <torch/headeronly/core/ScalarType.h>
 
 #include <algorithm>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -28,12 +27,13 @@ std::string device_name(const torch::stable::Device& d) {
 }
 
 std::string shape_of(const Tensor& t) {
-  std::ostringstream s;
-  s << "[";
+  std::string shape = "[";
   const auto sizes = t.sizes();
-  for (size_t i = 0; i < sizes.size(); ++i) s << (i ? ", " : "") << sizes[i];
-  s << "]";
-  return s.str();
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (i) shape += ", ";
+    shape += std::to_string(sizes[i]);
+  }
+  return shape + "]";
 }
 
 // Python's names for the dtypes a user is likely to pass.

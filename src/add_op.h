@@ -4,20 +4,31 @@
 
 #include <torch/csrc/stable/tensor.h>
 
-#include <sstream>
 #include <stdexcept>
+#include <string>
+#include <type_traits>
 
 #include "sum_double/dtype.h"
 
 namespace sum_double::op {
 
+// Message pieces: text as it is, integers in decimal. Plain string building, not iostreams: when a
+// toolchain links libstdc++ statically into the module (seen with the GPU machine's GCC), the
+// module's iostreams meet a locale that was never initialised in its copy and crash.
+inline void append(std::string& message, const char* piece) { message += piece; }
+inline void append(std::string& message, const std::string& piece) { message += piece; }
+template <typename Int, std::enable_if_t<std::is_integral_v<Int>, int> = 0>
+void append(std::string& message, Int piece) {
+  message += std::to_string(piece);
+}
+
 // Throws std::runtime_error (RuntimeError in Python) with exactly these words. STD_TORCH_CHECK
 // would prefix the C++ function, file and line, which tell a Python user nothing.
 template <typename... Args>
 [[noreturn]] void fail(const Args&... args) {
-  std::ostringstream message;
-  (message << ... << args);
-  throw std::runtime_error(message.str());
+  std::string message;
+  (append(message, args), ...);
+  throw std::runtime_error(message);
 }
 
 // The message is only built when the check fails, so checks cost nothing on the hot path.
