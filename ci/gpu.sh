@@ -9,9 +9,17 @@ log=${LOG_DIR:-gpu-logs}
 mkdir -p "$log"
 python=${PYTHON:-python3}
 
+echo "==> CPU-only build on a GPU machine: CUDA tensors must get the clear error"
+"$python" -m pip install -q --no-build-isolation --no-deps --force-reinstall \
+  -Cbuild-dir=build/cpu-only -Ccmake.define.SUM_DOUBLE_CUDA=OFF . \
+  >"$log/build-cpu-only.log" 2>&1 || { tail -50 "$log/build-cpu-only.log"; exit 1; }
+"$python" -m pytest -p no:cacheprovider -q tests/test_op.py -k cuda_tensor_on_cpu_only_build \
+  2>&1 | tee "$log/pytest-cpu-only.txt"
+grep -q "1 passed" "$log/pytest-cpu-only.txt"
+
 echo "==> build + install (no build isolation: no network here)"
 start=$SECONDS
-"$python" -m pip install -q --no-build-isolation --no-deps . \
+"$python" -m pip install -q --no-build-isolation --no-deps --force-reinstall . \
   >"$log/build.log" 2>&1 || { tail -50 "$log/build.log"; exit 1; }
 echo "    built in $((SECONDS - start)) s"
 "$python" -m sum_double info | tee "$log/info.txt"
