@@ -1,54 +1,56 @@
-// The CUDA kernel behind sum_double::add_cuda. Torch-free: raw device pointers and a stream.
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-
+// The launcher behind sum_double::add_cuda: picks the kernel for the pointers' alignment and the
+// index width for n. Torch-free: raw device pointers and a stream.
 #include <algorithm>
-#include <climits>
 #include <cstdint>
 
+#include "add_kernels.cuh"
 #include "sum_double/add_cuda.h"
 
 namespace sum_double {
 namespace {
 
-// Half types are added in float32 and rounded once (to nearest even), as torch.add does.
-__device__ __forceinline__ float to_float(__half x) { return __half2float(x); }
-__device__ __forceinline__ float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
-template <typename T>
-__device__ __forceinline__ T from_float(float x);
-template <>
-__device__ __forceinline__ __half from_float<__half>(float x) {
-  return __float2half_rn(x);
-}
-template <>
-__device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float x) {
-  return __float2bfloat16_rn(x);
-}
+using kernels::add_packed;
+using kernels::add_scalar;
+using kernels::Pack;
 
-template <typename T>
-__device__ __forceinline__ T add_one(T a, T b) {
-  return from_float<T>(to_float(a) + to_float(b));
-}
-__device__ __forceinline__ float add_one(float a, float b) { return a + b; }
-__device__ __forceinline__ double add_one(double a, double b) { return a + b; }
+// Measured on an H200 (benchmarks/NOTES.md): one 16-byte pack per input per thread and a grid
+// that covers the array beat deeper unrolling by about 1% at 2^28 elements.
+constexpr int kThreads = 256;
+constexpr int kPackUnroll = 1;
+// Without 128-bit accesses, four 4-byte (or smaller) loads per thread keep enough bytes in flight.
+constexpr int kScalarUnroll = 4;
+// int32 indexing is safe while every index a thread forms (n plus one block of slack) fits.
+constexpr int64_t kMaxInt32N = INT32_MAX - int64_t{kThreads} * kScalarUnroll * 16;
 
-// 64-bit indices and a grid-stride loop: correct for any n, including n >= 2^31.
-template <typename T>
-__global__ void add_kernel(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ out,
-                           int64_t n) {
-  const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += stride) {
-    out[i] = add_one(a[i], b[i]);
-  }
-}
+int64_t div_up(int64_t x, int64_t y) { return (x + y - 1) / y; }
 
 template <typename T>
 cudaError_t launch(const void* a, const void* b, void* out, int64_t n, cudaStream_t stream) {
-  constexpr int kThreads = 256;
-  const int64_t blocks = std::min<int64_t>((n + kThreads - 1) / kThreads, INT_MAX);
-  add_kernel<T><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
-      static_cast<const T*>(a), static_cast<const T*>(b), static_cast<T*>(out), n);
+  const auto* pa = static_cast<const T*>(a);
+  const auto* pb = static_cast<const T*>(b);
+  auto* po = static_cast<T*>(out);
+  const auto address = [](const void* p) { return reinterpret_cast<uintptr_t>(p); };
+  const bool aligned = ((address(a) | address(b) | address(out)) % sizeof(Pack<T>)) == 0;
+  if (aligned) {
+    const int64_t packs = n / Pack<T>::kSize;
+    const auto blocks =
+        static_cast<unsigned>(std::max<int64_t>(1, div_up(packs, kThreads * kPackUnroll)));
+    if (n <= kMaxInt32N) {
+      add_packed<T, int32_t, kThreads, kPackUnroll>
+          <<<blocks, kThreads, 0, stream>>>(pa, pb, po, static_cast<int32_t>(n));
+    } else {
+      add_packed<T, int64_t, kThreads, kPackUnroll><<<blocks, kThreads, 0, stream>>>(pa, pb, po, n);
+    }
+  } else {
+    const auto blocks = static_cast<unsigned>(div_up(n, kThreads * kScalarUnroll));
+    if (n <= kMaxInt32N) {
+      add_scalar<T, int32_t, kThreads, kScalarUnroll>
+          <<<blocks, kThreads, 0, stream>>>(pa, pb, po, static_cast<int32_t>(n));
+    } else {
+      add_scalar<T, int64_t, kThreads, kScalarUnroll>
+          <<<blocks, kThreads, 0, stream>>>(pa, pb, po, n);
+    }
+  }
   return cudaGetLastError();
 }
 

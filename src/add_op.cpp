@@ -131,28 +131,61 @@ DType check_inputs(const Tensor& a, const Tensor& b) {
   }
 }
 
-Tensor new_output(const Tensor& a) {
+namespace {
+
+// The elements of t fill one gap-free, overlap-free block of memory, in some order of the dims
+// (torch's is_non_overlapping_and_dense): sizes-1 dims aside, the strides sorted ascending are
+// 1, size, size * size, ...
+bool is_dense(const Tensor& t) {
+  const auto sizes = t.sizes();
+  const auto strides = t.strides();
+  std::vector<size_t> dims;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    if (sizes[d] != 1) dims.push_back(d);
+  }
+  std::sort(dims.begin(), dims.end(), [&](size_t x, size_t y) { return strides[x] < strides[y]; });
+  int64_t expected = 1;
+  for (const size_t d : dims) {
+    if (strides[d] != expected) return false;
+    expected *= sizes[d];
+  }
+  return true;
+}
+
+Tensor new_tensor(const Tensor& like, const int64_t* strides) {
   // Straight to the allocator through the C shim: torch::stable::new_empty is a boxed dispatcher
   // call, which costs more host time than the whole rest of a small add.
   int32_t dtype = 0, device_type = 0, device_index = 0;
-  TORCH_ERROR_CODE_CHECK(aoti_torch_get_dtype(a.get(), &dtype));
-  TORCH_ERROR_CODE_CHECK(aoti_torch_get_device_type(a.get(), &device_type));
-  TORCH_ERROR_CODE_CHECK(aoti_torch_get_device_index(a.get(), &device_index));
-  const auto sizes = a.sizes();
+  TORCH_ERROR_CODE_CHECK(aoti_torch_get_dtype(like.get(), &dtype));
+  TORCH_ERROR_CODE_CHECK(aoti_torch_get_device_type(like.get(), &device_type));
+  TORCH_ERROR_CODE_CHECK(aoti_torch_get_device_index(like.get(), &device_index));
+  const auto sizes = like.sizes();
+  AtenTensorHandle out = nullptr;
+  TORCH_ERROR_CODE_CHECK(aoti_torch_empty_strided(static_cast<int64_t>(sizes.size()), sizes.data(),
+                                                  strides, dtype, device_type, device_index, &out));
+  return Tensor(out);
+}
+
+Tensor new_contiguous(const Tensor& like) {
+  const auto sizes = like.sizes();
   std::vector<int64_t> strides(sizes.size());
   int64_t stride = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
     strides[i] = stride;
     stride *= std::max<int64_t>(sizes[i], 1);
   }
-  AtenTensorHandle out = nullptr;
-  TORCH_ERROR_CODE_CHECK(aoti_torch_empty_strided(static_cast<int64_t>(sizes.size()), sizes.data(),
-                                                  strides.data(), dtype, device_type, device_index,
-                                                  &out));
-  return Tensor(out);
+  return new_tensor(like, strides.data());
 }
 
-Tensor dense(const Tensor& t) { return t.is_contiguous() ? t : torch::stable::contiguous(t); }
+}  // namespace
+
+FlatOperands flat_operands(const Tensor& a, const Tensor& b) {
+  if (a.is_contiguous() && b.is_contiguous()) return {a, b, new_contiguous(a)};
+  if (a.numel() > 1 && a.strides().equals(b.strides()) && is_dense(a)) {
+    return {a, b, new_tensor(a, a.strides().data())};
+  }
+  return {torch::stable::contiguous(a), torch::stable::contiguous(b), new_contiguous(a)};
+}
 
 }  // namespace sum_double::op
 

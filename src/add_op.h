@@ -41,10 +41,14 @@ template <typename... Args>
 // one supported dtype, one shape and one device. Returns the launcher's dtype.
 DType check_inputs(const torch::stable::Tensor& a, const torch::stable::Tensor& b);
 
-// A new contiguous tensor with a's shape, dtype and device.
-torch::stable::Tensor new_output(const torch::stable::Tensor& a);
-
-// The launchers read dense arrays; strided inputs are copied once into a dense one.
-torch::stable::Tensor dense(const torch::stable::Tensor& t);
+// a, b and the output as three arrays of n elements in one element order, which is all the
+// launchers understand. The output takes the inputs' layout when they share one dense layout
+// (contiguous, transposed, channels-last, ...), as torch.add does, so no input is copied; else it
+// is contiguous and the inputs are copied into contiguous ones. The fake kernel (_ops.py) applies
+// the same rule, so torch.compile sees the strides this returns.
+struct FlatOperands {
+  torch::stable::Tensor a, b, out;
+};
+FlatOperands flat_operands(const torch::stable::Tensor& a, const torch::stable::Tensor& b);
 
 }  // namespace sum_double::op

@@ -14,17 +14,15 @@ using torch::stable::Tensor;
 // torch's own grain (at::internal::GRAIN_SIZE): below it, waking threads costs more than it saves.
 constexpr int64_t kGrain = 32768;
 
-Tensor add_cpu_op(Tensor a, Tensor b) {
+Tensor add_cpu_op(const Tensor& a, const Tensor& b) {
   const DType dtype = check_inputs(a, b);
-  Tensor out = new_output(a);
+  const auto [a_flat, b_flat, out] = flat_operands(a, b);
   const int64_t n = out.numel();
   if (n == 0) return out;
-  a = dense(a);
-  b = dense(b);
-  const auto* pa = static_cast<const char*>(a.data_ptr());
-  const auto* pb = static_cast<const char*>(b.data_ptr());
+  const auto* pa = static_cast<const char*>(a_flat.data_ptr());
+  const auto* pb = static_cast<const char*>(b_flat.data_ptr());
   auto* po = static_cast<char*>(out.data_ptr());
-  const int64_t size = static_cast<int64_t>(a.element_size());
+  const int64_t size = static_cast<int64_t>(out.element_size());
   torch::stable::parallel_for(0, n, kGrain, [&](int64_t begin, int64_t end) {
     add_cpu(pa + begin * size, pb + begin * size, po + begin * size, end - begin, dtype);
   });

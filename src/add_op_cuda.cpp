@@ -33,17 +33,16 @@ cudaStream_t current_stream(int32_t device) {
   return static_cast<cudaStream_t>(stream);
 }
 
-Tensor add_cuda_op(Tensor a, Tensor b) {
+Tensor add_cuda_op(const Tensor& a, const Tensor& b) {
   const DType dtype = check_inputs(a, b);
   const int32_t device = a.device().index();
   const torch::stable::accelerator::DeviceGuard guard(device);
   const cudaStream_t stream = current_stream(device);
-  Tensor out = new_output(a);
+  const auto [a_flat, b_flat, out] = flat_operands(a, b);
   const int64_t n = out.numel();
   if (n == 0) return out;
-  a = dense(a);
-  b = dense(b);
-  const cudaError_t status = add_cuda(a.data_ptr(), b.data_ptr(), out.data_ptr(), n, dtype, stream);
+  const cudaError_t status =
+      add_cuda(a_flat.data_ptr(), b_flat.data_ptr(), out.data_ptr(), n, dtype, stream);
   SUM_DOUBLE_CHECK(status == cudaSuccess,
                    "sum_double.add(): CUDA kernel launch failed on cuda:", device, ": ",
                    cudaGetErrorString(status));

@@ -15,12 +15,29 @@ def rand(shape: tuple[int, ...], dtype: torch.dtype, device: str) -> torch.Tenso
     return torch.randn(shape, dtype=dtype, device=device)
 
 
+def shares_dense_layout(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Both inputs put their elements in one gap-free block, in the same order of the dims."""
+    if a.numel() <= 1 or a.stride() != b.stride():
+        return False
+    expected = 1
+    dims = sorted((stride, size) for size, stride in zip(a.shape, a.stride(), strict=True))
+    for stride, size in (d for d in dims if d[1] != 1):
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
 def check_add(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     ref = torch.add(a, b)
     with poisoned_allocations():
         out = sum_double.add(a, b)
     assert_bitwise_equal(out, ref)
-    assert out.is_contiguous()
+    # Layout: the inputs' shared dense layout (as torch.add picks it), else contiguous.
+    if not (a.is_contiguous() and b.is_contiguous()) and shares_dense_layout(a, b):
+        assert out.stride() == ref.stride() == a.stride()
+    else:
+        assert out.is_contiguous()
     assert out.data_ptr() not in (a.data_ptr(), b.data_ptr()) or out.numel() == 0
     return out
 
@@ -69,6 +86,21 @@ def test_strided_inputs(device: str, dtype: torch.dtype, make) -> None:
     assert not a.is_contiguous() or a.dim() == 4
     check_add(a, b)
     check_add(a, b.contiguous())  # one strided, one dense
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+@pytest.mark.parametrize("offset", [1, 2, 3])
+@pytest.mark.parametrize("n", [1, 7, 33, 1000, 4099])
+def test_contiguous_views_off_a_16_byte_boundary(
+    device: str, dtype: torch.dtype, offset: int, n: int
+) -> None:
+    # Contiguous, so nothing is copied, but not 16-byte aligned: the kernel cannot use 128-bit
+    # accesses on a and b, and must still add every element, tail included.
+    a = rand((n + offset,), dtype, device)[offset:]
+    b = rand((n + offset,), dtype, device)[offset:]
+    assert a.is_contiguous()
+    check_add(a, b)
+    check_add(a, rand((n,), dtype, device))  # one aligned, one not
 
 
 @pytest.mark.parametrize("shape", [(0,), (3, 0), (0, 5, 2)], ids=str)

@@ -7,11 +7,29 @@ _add = torch.ops.sum_double.add.default
 _below_autograd = torch._C._AutoDispatchBelowAutograd
 
 
+def _is_dense(t: Tensor) -> bool:
+    """is_dense() of add_op.cpp: the elements fill one gap-free block, in some order of the dims."""
+    expected = 1
+    for stride, size in sorted(
+        (st, sz) for sz, st in zip(t.shape, t.stride(), strict=True) if sz != 1
+    ):
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
 @torch.library.register_fake("sum_double::add")
 def _add_fake(a: Tensor, b: Tensor) -> Tensor:
     # The C++ checks (add_op.cpp) that shapes decide, so torch.compile rejects bad input at trace.
     torch._check(a.dtype == b.dtype, lambda: f"sum_double.add(): dtypes {a.dtype} != {b.dtype}")
     torch._check(a.shape == b.shape, lambda: f"sum_double.add(): shapes {a.shape} != {b.shape}")
+    # The output layout rule of flat_operands() in add_op.cpp: the inputs' shared dense layout,
+    # else contiguous.
+    if a.is_contiguous() and b.is_contiguous():
+        return a.new_empty(a.shape)
+    if a.numel() > 1 and a.stride() == b.stride() and _is_dense(a):
+        return a.new_empty_strided(a.shape, a.stride())
     return a.new_empty(a.shape)
 
 
@@ -43,7 +61,10 @@ class _Add(torch.autograd.Function):
 
 
 def add(a: Tensor, b: Tensor) -> Tensor:
-    """Return ``a + b`` as a new contiguous tensor, bit-identical to ``torch.add(a, b)``.
+    """Return ``a + b`` as a new tensor, bit-identical to ``torch.add(a, b)``.
+
+    The result is contiguous, unless ``a`` and ``b`` share one dense layout (both transposed, both
+    channels-last, ...): then it has that layout too, as with ``torch.add``, and no input is copied.
 
     Args:
         a: float16, bfloat16, float32 or float64 tensor, on CPU or CUDA, of any shape and strides.

@@ -1,0 +1,288 @@
+"""``python -m sum_double bench``: sum_double.add against torch.add over sizes and dtypes.
+
+Method. Both ops run the same inputs in the same process. On CUDA, each measurement is a CUDA
+graph of up to 20 calls on distinct input sets, replayed after L2 has been flushed, timed with
+events, divided by the calls in it; the figure is the median over the replays. Graph replay keeps
+host overhead out, so this compares kernels (host cost has its own benchmark,
+benchmarks/host_cost.py). The read-once-write-once ceiling is ``torch.neg(a, out=o)`` measured the
+same way: a kernel that moves what a device-to-device copy moves. (``out.copy_(a)`` itself, captured
+in a graph, ran at 2.75 TB/s on an H200 where an uncaptured copy ran at 4.2 TB/s; see
+benchmarks/NOTES.md.) On the CPU,
+each call is timed with ``perf_counter`` over rotating input sets; the figure is the median.
+
+GB/s counts 3 x n x element size (read a, read b, write out); the ceiling counts 2 x n x size.
+"""
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+
+import torch
+
+import sum_double
+
+# Memory bandwidth by the vendors' datasheets, bytes/s, matched against the device name.
+DATASHEET_BYTES_PER_S = {
+    "H200": 4.8e12,
+    "H100 NVL": 3.9e12,
+    "H100 PCIe": 2.0e12,
+    "H100": 3.35e12,
+    "GH200": 4.0e12,
+    "B200": 8.0e12,
+    "A100-SXM4-80GB": 2.039e12,
+    "A100 80GB PCIe": 1.935e12,
+    "A100": 1.555e12,
+    "L40S": 0.864e12,
+    "RTX 4090": 1.008e12,
+}
+DTYPES = {
+    "float16": torch.float16,
+    "bfloat16": torch.bfloat16,
+    "float32": torch.float32,
+    "float64": torch.float64,
+}
+_SET_BUDGET_BYTES = 4 << 30  # input sets per graph are capped by this much memory
+_MAX_CALLS_PER_GRAPH = 20
+
+
+@dataclass
+class Row:
+    device: str
+    torch: str
+    sum_double: str
+    dtype: str
+    n: int
+    ours_us: float
+    torch_add_us: float
+    read_write_us: float | None
+    speedup: float  # torch.add time / our time: above 1 means we are faster
+    ours_gb_s: float
+    torch_add_gb_s: float
+    read_write_gb_s: float | None
+    datasheet_gb_s: float | None
+    pct_of_datasheet: float | None
+
+
+def datasheet_bytes_per_s(device: torch.device) -> float | None:
+    if device.type != "cuda":
+        return None
+    name = torch.cuda.get_device_name(device)
+    for key, value in DATASHEET_BYTES_PER_S.items():  # most specific names come first
+        if key in name:
+            return value
+    return None
+
+
+def cuda_seconds(
+    fn: Callable[[int], object], sets: int, device: torch.device, reps: int, flush: torch.Tensor
+) -> float:
+    """Median seconds per call of ``fn(i)``: a CUDA graph of calls on sets i = 0, 1, ... is
+    replayed ``reps`` times, each replay after ``flush`` (twice the L2) has been rewritten."""
+    calls = min(sets, _MAX_CALLS_PER_GRAPH)
+    side = torch.cuda.Stream(device)
+    side.wait_stream(torch.cuda.current_stream(device))
+    with torch.cuda.stream(side):  # warm-up outside capture, as CUDA graphs require
+        for i in range(calls):
+            fn(i)
+    torch.cuda.current_stream(device).wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for i in range(calls):
+            fn(i)
+    samples = []
+    for _ in range(reps):
+        flush.zero_()  # evict the inputs from L2
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        start.record()
+        graph.replay()
+        end.record()
+        end.synchronize()
+        samples.append(start.elapsed_time(end) / 1e3 / calls)
+    del graph
+    return statistics.median(samples)
+
+
+def _cpu_seconds(fn: Callable[[int], object], sets: int, reps: int) -> float:
+    for i in range(min(sets, 3)):
+        fn(i)
+    samples = []
+    for r in range(reps):
+        t0 = time.perf_counter()
+        fn(r % sets)
+        samples.append(time.perf_counter() - t0)
+    return statistics.median(samples)
+
+
+def measure(
+    dtype: torch.dtype, n: int, device: torch.device, reps: int, flush: torch.Tensor | None
+) -> tuple[float, float, float | None]:
+    """Median seconds per call of sum_double.add, torch.add and (on CUDA) the r+w ceiling."""
+    set_bytes = 3 * n * dtype.itemsize
+    sets = max(1, min(_MAX_CALLS_PER_GRAPH, _SET_BUDGET_BYTES // max(set_bytes, 1)))
+    a = [torch.randn(n, device=device, dtype=dtype) for _ in range(sets)]
+    b = [torch.randn(n, device=device, dtype=dtype) for _ in range(sets)]
+    assert torch.equal(sum_double.add(a[0], b[0]), torch.add(a[0], b[0]))  # time the right thing
+
+    def ours(i: int) -> object:
+        return sum_double.add(a[i], b[i])
+
+    def ref(i: int) -> object:
+        return torch.add(a[i], b[i])
+
+    if device.type != "cuda":
+        return _cpu_seconds(ours, sets, reps), _cpu_seconds(ref, sets, reps), None
+    out = [torch.empty_like(x) for x in a]
+
+    def read_write(i: int) -> object:
+        return torch.neg(a[i], out=out[i])
+
+    return (
+        cuda_seconds(ours, sets, device, reps, flush),
+        cuda_seconds(ref, sets, device, reps, flush),
+        cuda_seconds(read_write, sets, device, reps, flush),
+    )
+
+
+def default_sizes(device: torch.device) -> list[int]:
+    top = 29 if device.type == "cuda" else 24
+    return [2**k for k in range(10, top + 1)]
+
+
+def run(
+    device: torch.device,
+    dtypes: list[str],
+    sizes: list[int],
+    reps: int,
+    progress: Callable[[str], None],
+) -> list[Row]:
+    peak = datasheet_bytes_per_s(device)
+    flush = None
+    if device.type == "cuda":
+        l2 = torch.cuda.get_device_properties(device).L2_cache_size
+        flush = torch.empty(2 * l2 // 4 + 1, device=device, dtype=torch.float32)
+    name = torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"
+    rows = []
+    total = len(dtypes) * len(sizes)
+    for k, (dname, n) in enumerate(((d, n) for d in dtypes for n in sizes), 1):
+        progress(f"[{k}/{total}] {dname} n={n}")
+        dtype = DTYPES[dname]
+        ours, ref, ceiling = measure(dtype, n, device, reps, flush)
+        moved = 3 * n * dtype.itemsize
+        rows.append(
+            Row(
+                device=name,
+                torch=torch.__version__,
+                sum_double=sum_double.__version__,
+                dtype=dname,
+                n=n,
+                ours_us=ours * 1e6,
+                torch_add_us=ref * 1e6,
+                read_write_us=None if ceiling is None else ceiling * 1e6,
+                speedup=ref / ours,
+                ours_gb_s=moved / ours / 1e9,
+                torch_add_gb_s=moved / ref / 1e9,
+                read_write_gb_s=None if ceiling is None else 2 * n * dtype.itemsize / ceiling / 1e9,
+                datasheet_gb_s=None if peak is None else peak / 1e9,
+                pct_of_datasheet=None if peak is None else 100 * moved / ours / peak,
+            )
+        )
+        if device.type == "cuda":
+            torch.cuda.empty_cache()  # the next size's sets need the memory
+    return rows
+
+
+def format_table(rows: list[Row]) -> str:
+    head = (
+        f"{'dtype':<9} {'n':>10} {'sum_double':>12} {'torch.add':>12} {'speed':>6} "
+        f"{'GB/s':>7} {'torch GB/s':>10} {'r+w GB/s':>9} {'% sheet':>7}"
+    )
+    lines = [head, "-" * len(head)]
+    for r in rows:
+        ceiling = "" if r.read_write_gb_s is None else f"{r.read_write_gb_s:9.0f}"
+        pct = "" if r.pct_of_datasheet is None else f"{r.pct_of_datasheet:6.1f}%"
+        lines.append(
+            f"{r.dtype:<9} {r.n:>10} {r.ours_us:>9.2f} us {r.torch_add_us:>9.2f} us "
+            f"{r.speedup:>5.3f}x {r.ours_gb_s:>7.0f} {r.torch_add_gb_s:>10.0f} "
+            f"{ceiling:>9} {pct:>7}"
+        )
+    lines.append(
+        "speed = torch.add time / sum_double time (above 1: faster than torch.add); "
+        "GB/s counts 3 x n x element size"
+    )
+    return "\n".join(lines)
+
+
+def plot(rows: list[Row], path: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    dtypes = list(dict.fromkeys(r.dtype for r in rows))
+    fig, axes = plt.subplots(
+        1, len(dtypes), figsize=(5.5 * len(dtypes), 4.2), squeeze=False, sharey=True
+    )
+    for ax, dname in zip(axes[0], dtypes, strict=True):
+        sel = [r for r in rows if r.dtype == dname]
+        ns = [r.n for r in sel]
+        ax.plot(ns, [r.ours_gb_s for r in sel], "o-", label="sum_double.add")
+        ax.plot(ns, [r.torch_add_gb_s for r in sel], "s--", label="torch.add")
+        if sel[0].read_write_gb_s is not None:
+            ax.plot(
+                ns,
+                [r.read_write_gb_s for r in sel],
+                ":",
+                color="gray",
+                label="read+write ceiling (torch.neg)",
+            )
+        if sel[0].datasheet_gb_s is not None:
+            ax.axhline(sel[0].datasheet_gb_s, color="red", lw=0.8, label="datasheet")
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("elements")
+        ax.set_title(dname)
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0][0].set_ylabel("GB/s (3 x n x size / time)")
+    axes[0][0].legend(loc="lower right")
+    fig.suptitle(
+        f"sum_double {rows[0].sum_double} vs torch.add, {rows[0].device}, torch {rows[0].torch}"
+    )
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m sum_double bench", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    parser.add_argument("--dtypes", nargs="+", choices=list(DTYPES), default=list(DTYPES))
+    parser.add_argument(
+        "--sizes",
+        nargs="+",
+        type=int,
+        help="element counts (default: 2^10 up to 2^29 on CUDA, 2^24 on the CPU)",
+    )
+    parser.add_argument("--reps", type=int, default=30, help="timed repetitions per figure")
+    parser.add_argument("--json", metavar="FILE", help="write one record per row")
+    parser.add_argument("--plot", metavar="FILE.png", help="plot GB/s against size (matplotlib)")
+    args = parser.parse_args(argv)
+    device = torch.device(args.device)
+    sizes = args.sizes or default_sizes(device)
+
+    def progress(msg: str) -> None:
+        print(f"\r{msg:<60}", end="", file=sys.stderr, flush=True)
+
+    rows = run(device, args.dtypes, sizes, args.reps, progress)
+    print("\r" + " " * 60 + "\r", end="", file=sys.stderr)
+    print(format_table(rows))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump([asdict(r) for r in rows], f, indent=1)
+    if args.plot:
+        plot(rows, args.plot)
+    return 0

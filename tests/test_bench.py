@@ -1,0 +1,61 @@
+"""`python -m sum_double bench` runs end to end (tiny sizes), so it cannot rot between releases.
+
+It asserts what the command reports, never how fast anything is: speed lives in benchmarks.
+"""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sum_double import bench
+
+
+@pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=pytest.mark.cuda)])
+def test_bench_writes_table_json_and_plot(
+    device: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out_json, out_png = tmp_path / "bench.json", tmp_path / "bench.png"
+    argv = [
+        "--device",
+        device,
+        "--dtypes",
+        "float32",
+        "bfloat16",
+        "--sizes",
+        "1024",
+        "5000",
+        "--reps",
+        "3",
+        "--json",
+        str(out_json),
+        "--plot",
+        str(out_png),
+    ]
+    assert bench.main(argv) == 0
+
+    table = capsys.readouterr().out
+    assert "sum_double" in table
+    assert "torch.add" in table
+    records = json.loads(out_json.read_text())
+    assert [(r["dtype"], r["n"]) for r in records] == [
+        ("float32", 1024),
+        ("float32", 5000),
+        ("bfloat16", 1024),
+        ("bfloat16", 5000),
+    ]
+    for r in records:
+        assert r["ours_us"] > 0
+        assert r["torch_add_us"] > 0
+        assert r["speedup"] == pytest.approx(r["torch_add_us"] / r["ours_us"])
+        assert r["torch"]
+        assert r["sum_double"]
+        assert r["device"]
+        assert (r["read_write_gb_s"] is None) == (device == "cpu")
+    assert out_png.read_bytes().startswith(b"\x89PNG")
+
+
+def test_datasheet_lookup_prefers_the_specific_name() -> None:
+    names = list(bench.DATASHEET_BYTES_PER_S)
+    assert names.index("H100 NVL") < names.index("H100")
+    assert names.index("A100-SXM4-80GB") < names.index("A100")
