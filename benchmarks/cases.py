@@ -5,7 +5,7 @@
 forward + backward; inputs that share a transposed layout; one transposed and one not; views that
 start one element past a 16-byte boundary; sizes that are not a multiple of the vector width; the
 seed's n = 1e6. Forward-only cases use bench.py's method (CUDA graph replays after an L2 flush);
-forward + backward is timed with events around each step, after warm-up, median of --reps.
+forward + backward is timed with events around 5 steps, after warm-up, median of --reps.
 """
 
 import argparse
@@ -17,20 +17,26 @@ import sum_double
 from sum_double.bench import cuda_seconds
 
 
-def fwd_bwd_seconds(add, n: int, reps: int) -> float:
+def fwd_bwd_seconds(add, n: int, reps: int, steps: int = 5) -> float:
     a = torch.randn(n, device="cuda", requires_grad=True)
     b = torch.randn(n, device="cuda", requires_grad=True)
     g = torch.randn(n, device="cuda")
-    samples = []
-    for i in range(reps + 3):
+
+    def step() -> None:
         a.grad = b.grad = None
+        add(a, b).backward(g)
+
+    for _ in range(3):
+        step()
+    samples = []
+    for _ in range(reps):
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
-        add(a, b).backward(g)
+        for _ in range(steps):  # several steps per sample: the GPU, not the host, sets the pace
+            step()
         end.record()
         end.synchronize()
-        if i >= 3:
-            samples.append(start.elapsed_time(end) / 1e3)
+        samples.append(start.elapsed_time(end) / 1e3 / steps)
     return statistics.median(samples)
 
 

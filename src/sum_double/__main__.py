@@ -11,8 +11,7 @@ import sys
 import torch
 
 import sum_double
-from sum_double import _C
-from sum_double._timing import gb_per_s, median_seconds
+from sum_double import _C, bench
 
 _SIZES = (2**10, 2**16, 2**20, 1_000_000, 2**24)
 
@@ -58,31 +57,15 @@ def demo(device: torch.device) -> int:
     print(f"  a + b equals torch.add bit for bit: {'yes' if values_ok else 'NO'}")
     print(f"  gradients equal the incoming grad:  {'yes' if grads_ok else 'NO'}")
 
-    # Time: median of many warm runs against torch.add on the same data.
-    print(f"\n  {'n':>10}  {'sum_double':>12}  {'torch.add':>12}  {'speed':>6}  {'GB/s':>8}")
-    for n in _SIZES:
-        x = torch.randn(n, device=device)
-        y = torch.randn(n, device=device)
-        ours = median_seconds(lambda x=x, y=y: sum_double.add(x, y), device)
-        ref = median_seconds(lambda x=x, y=y: torch.add(x, y), device)
-        moved = 3 * n * x.element_size()  # read a, read b, write c
-        print(
-            f"  {n:>10}  {ours * 1e6:>9.1f} us  {ref * 1e6:>9.1f} us  {ref / ours:>5.2f}x"
-            f"  {gb_per_s(moved, ours):>8.1f}",
-            flush=True,
-        )
-    print(
-        "\n  speed = torch.add time / sum_double time (above 1: faster); float32; "
-        "GB/s counts 3 x n x 4 bytes"
-    )
+    # Time: the bench command's method (kernel time, inputs cold in cache) on a few sizes.
+    print()
+    print(bench.format_table(bench.run(device, ["float32"], list(_SIZES), 20, lambda _: None)))
     return 0 if values_ok and grads_ok else 1
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["bench"]:
-        from sum_double import bench
-
         return bench.main(argv[1:])
     parser = argparse.ArgumentParser(
         prog="python -m sum_double",

@@ -8,7 +8,8 @@ benchmarks/host_cost.py). The read-once-write-once ceiling is ``torch.neg(a, out
 same way: a kernel that moves what a device-to-device copy moves. (``out.copy_(a)`` itself, captured
 in a graph, ran at 2.75 TB/s on an H200 where an uncaptured copy ran at 4.2 TB/s; see
 benchmarks/NOTES.md.) On the CPU,
-each call is timed with ``perf_counter`` over rotating input sets; the figure is the median.
+each call is timed with ``perf_counter`` over rotating input sets, the two ops alternating call by
+call; the figure is the median.
 
 GB/s counts 3 x n x element size (read a, read b, write out); the ceiling counts 2 x n x size.
 """
@@ -107,15 +108,19 @@ def cuda_seconds(
     return statistics.median(samples)
 
 
-def _cpu_seconds(fn: Callable[[int], object], sets: int, reps: int) -> float:
+def _cpu_seconds(fns: list[Callable[[int], object]], sets: int, reps: int) -> list[float]:
+    """Median seconds per call of each fn, the fns interleaved call by call, so that whatever
+    the process does between calls (page faults on fresh outputs, above all) falls on each alike."""
     for i in range(min(sets, 3)):
-        fn(i)
-    samples = []
+        for fn in fns:
+            fn(i)
+    samples: list[list[float]] = [[] for _ in fns]
     for r in range(reps):
-        t0 = time.perf_counter()
-        fn(r % sets)
-        samples.append(time.perf_counter() - t0)
-    return statistics.median(samples)
+        for fn, times in zip(fns, samples, strict=True):
+            t0 = time.perf_counter()
+            fn(r % sets)
+            times.append(time.perf_counter() - t0)
+    return [statistics.median(times) for times in samples]
 
 
 def measure(
@@ -135,7 +140,8 @@ def measure(
         return torch.add(a[i], b[i])
 
     if device.type != "cuda":
-        return _cpu_seconds(ours, sets, reps), _cpu_seconds(ref, sets, reps), None
+        ours_s, ref_s = _cpu_seconds([ours, ref], sets, reps)
+        return ours_s, ref_s, None
     out = [torch.empty_like(x) for x in a]
 
     def read_write(i: int) -> object:
