@@ -230,10 +230,14 @@ def plot(rows: list[Row], path: str) -> None:
     import matplotlib.pyplot as plt
 
     dtypes = list(dict.fromkeys(r.dtype for r in rows))
+    cols = min(2, len(dtypes))
+    nrows = -(-len(dtypes) // cols)
     fig, axes = plt.subplots(
-        1, len(dtypes), figsize=(5.5 * len(dtypes), 4.2), squeeze=False, sharey=True
+        nrows, cols, figsize=(6.5 * cols, 4.2 * nrows), squeeze=False, sharey=True
     )
-    for ax, dname in zip(axes[0], dtypes, strict=True):
+    for ax in axes.flat[len(dtypes) :]:
+        ax.set_visible(False)
+    for ax, dname in zip(axes.flat, dtypes, strict=False):
         sel = [r for r in rows if r.dtype == dname]
         ns = [r.n for r in sel]
         ax.plot(ns, [r.ours_gb_s for r in sel], "o-", label="sum_double.add")
@@ -252,8 +256,9 @@ def plot(rows: list[Row], path: str) -> None:
         ax.set_xlabel("elements")
         ax.set_title(dname)
         ax.grid(True, which="both", alpha=0.3)
-    axes[0][0].set_ylabel("GB/s (3 x n x size / time)")
-    axes[0][0].legend(loc="lower right")
+    for row in axes:
+        row[0].set_ylabel("GB/s (3 x n x size / time)")
+    axes[0][0].legend(loc="upper left")
     fig.suptitle(
         f"sum_double {rows[0].sum_double} vs torch.add, {rows[0].device}, torch {rows[0].torch}"
     )
@@ -276,6 +281,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reps", type=int, default=30, help="timed repetitions per figure")
     parser.add_argument("--json", metavar="FILE", help="write one record per row")
     parser.add_argument("--plot", metavar="FILE.png", help="plot GB/s against size (matplotlib)")
+    parser.add_argument(
+        "--from-json",
+        metavar="FILE",
+        help="measure nothing: table and plot from a file that --json wrote",
+    )
     args = parser.parse_args(argv)
     device = torch.device(args.device)
     sizes = args.sizes or default_sizes(device)
@@ -283,8 +293,12 @@ def main(argv: list[str] | None = None) -> int:
     def progress(msg: str) -> None:
         print(f"\r{msg:<60}", end="", file=sys.stderr, flush=True)
 
-    rows = run(device, args.dtypes, sizes, args.reps, progress)
-    print("\r" + " " * 60 + "\r", end="", file=sys.stderr)
+    if args.from_json:
+        with open(args.from_json) as f:
+            rows = [Row(**record) for record in json.load(f)]
+    else:
+        rows = run(device, args.dtypes, sizes, args.reps, progress)
+        print("\r" + " " * 60 + "\r", end="", file=sys.stderr)
     print(format_table(rows))
     if args.json:
         with open(args.json, "w") as f:
