@@ -9,50 +9,40 @@
 namespace sum_double {
 namespace {
 
-using kernels::add_packed;
-using kernels::add_scalar;
-using kernels::Pack;
-
-// Measured on an H200 (benchmarks/NOTES.md): one 16-byte pack per input per thread, in blocks of
-// 1024, with a grid that covers the array, beat deeper unrolling (-1%), smaller blocks (-0.3% to
-// -1.3%) and evict-first cache hints (no change).
-constexpr int kPackThreads = 1024;
-constexpr int kPackUnroll = 1;
-// Without 128-bit accesses, four loads per thread keep enough bytes in flight (one lost 22%).
-constexpr int kScalarThreads = 256;
-constexpr int kScalarUnroll = 4;
-// int32 indexing is safe while every index a thread forms (n plus one block of slack) fits.
-constexpr int64_t kMaxInt32N = INT32_MAX - int64_t{kPackThreads} * 16;
+using kernels::Pack16;
 
 int64_t div_up(int64_t x, int64_t y) { return (x + y - 1) / y; }
 
+// One launch of add_kernel with int32 indices when every index it forms (n plus one block of
+// slack) fits, int64 otherwise.
+template <typename T, int kThreads, int kUnroll, int kElems>
+void launch(const T* a, const T* b, T* out, int64_t n, cudaStream_t stream) {
+  constexpr int64_t kPerBlock = int64_t{kThreads} * kUnroll * kElems;
+  const auto blocks = static_cast<unsigned>(std::max<int64_t>(1, div_up(n, kPerBlock)));
+  if (n <= INT32_MAX - kPerBlock) {
+    kernels::add_kernel<T, int32_t, kThreads, kUnroll, kElems>
+        <<<blocks, kThreads, 0, stream>>>(a, b, out, static_cast<int32_t>(n));
+  } else {
+    kernels::add_kernel<T, int64_t, kThreads, kUnroll, kElems>
+        <<<blocks, kThreads, 0, stream>>>(a, b, out, n);
+  }
+}
+
+// Measured on an H200 (benchmarks/NOTES.md). Aligned arrays: one 16-byte pack per input per
+// thread, in blocks of 1024, with a grid that covers the array; this beat deeper unrolling (-1%),
+// smaller blocks (-0.3% to -1.3%) and evict-first cache hints (no change). Arrays off a 16-byte
+// boundary cannot use 128-bit accesses: four elements per thread keep enough bytes in flight (one
+// element per thread lost 22%).
 template <typename T>
-cudaError_t launch(const void* a, const void* b, void* out, int64_t n, cudaStream_t stream) {
+cudaError_t add_typed(const void* a, const void* b, void* out, int64_t n, cudaStream_t stream) {
   const auto* pa = static_cast<const T*>(a);
   const auto* pb = static_cast<const T*>(b);
   auto* po = static_cast<T*>(out);
   const auto address = [](const void* p) { return reinterpret_cast<uintptr_t>(p); };
-  const bool aligned = ((address(a) | address(b) | address(out)) % sizeof(Pack<T>)) == 0;
-  if (aligned) {
-    const int64_t packs = n / Pack<T>::kSize;
-    const auto blocks =
-        static_cast<unsigned>(std::max<int64_t>(1, div_up(packs, kPackThreads * kPackUnroll)));
-    if (n <= kMaxInt32N) {
-      add_packed<T, int32_t, kPackThreads, kPackUnroll>
-          <<<blocks, kPackThreads, 0, stream>>>(pa, pb, po, static_cast<int32_t>(n));
-    } else {
-      add_packed<T, int64_t, kScalarThreads, kPackUnroll>
-          <<<blocks, kScalarThreads, 0, stream>>>(pa, pb, po, n);
-    }
+  if (((address(a) | address(b) | address(out)) % sizeof(Pack16<T>)) == 0) {
+    launch<T, 1024, 1, Pack16<T>::kSize>(pa, pb, po, n, stream);
   } else {
-    const auto blocks = static_cast<unsigned>(div_up(n, kScalarThreads * kScalarUnroll));
-    if (n <= kMaxInt32N) {
-      add_scalar<T, int32_t, kScalarThreads, kScalarUnroll>
-          <<<blocks, kScalarThreads, 0, stream>>>(pa, pb, po, static_cast<int32_t>(n));
-    } else {
-      add_scalar<T, int64_t, kScalarThreads, kScalarUnroll>
-          <<<blocks, kScalarThreads, 0, stream>>>(pa, pb, po, n);
-    }
+    launch<T, 256, 4, 1>(pa, pb, po, n, stream);
   }
   return cudaGetLastError();
 }
@@ -64,13 +54,13 @@ cudaError_t add_cuda(const void* a, const void* b, void* out, int64_t n, DType d
   if (n <= 0) return cudaSuccess;
   switch (dtype) {
     case DType::kFloat16:
-      return launch<__half>(a, b, out, n, stream);
+      return add_typed<__half>(a, b, out, n, stream);
     case DType::kBFloat16:
-      return launch<__nv_bfloat16>(a, b, out, n, stream);
+      return add_typed<__nv_bfloat16>(a, b, out, n, stream);
     case DType::kFloat32:
-      return launch<float>(a, b, out, n, stream);
+      return add_typed<float>(a, b, out, n, stream);
     case DType::kFloat64:
-      return launch<double>(a, b, out, n, stream);
+      return add_typed<double>(a, b, out, n, stream);
   }
   return cudaErrorInvalidValue;
 }

@@ -32,26 +32,29 @@ __device__ __forceinline__ double add_one(double a, double b) {
   return a + b;
 }
 
-// 16 bytes of T, so that each access is one 128-bit load or store.
-template <typename T>
-struct alignas(16) Pack {
-  static constexpr int kSize = 16 / sizeof(T);
-  T v[kSize];
+// kElems consecutive elements of T, aligned to their size, so that one access moves them all
+// (16 bytes: one 128-bit load or store).
+template <typename T, int kElems>
+struct alignas(sizeof(T) * kElems) Pack {
+  static constexpr int kSize = kElems;
+  T v[kElems];
 };
+template <typename T>
+using Pack16 = Pack<T, 16 / sizeof(T)>;
 
-// out[i] = a[i] + b[i] for i < n, on 16-byte-aligned arrays. Each thread handles kUnroll packs,
-// kThreads apart (so a warp's accesses stay contiguous), and issues all of their loads before the
-// first add: kUnroll x 16 bytes of each input in flight per thread. Block 0 also adds the tail
-// that does not fill a pack, so one launch covers any n. Index is int32 whenever n allows it:
-// 64-bit index arithmetic costs registers and instructions on the hot path.
-template <typename T, typename Index, int kThreads, int kUnroll>
+// out[i] = a[i] + b[i] for i < n, on arrays aligned to sizeof(Pack<T, kElems>). Each thread adds
+// kUnroll packs, kThreads apart (so a warp's accesses stay contiguous), and issues all of their
+// loads before the first add. Block 0 also adds the tail that does not fill a pack, so one launch
+// covers any n. Index is int32 whenever n allows it: 64-bit index arithmetic costs registers and
+// instructions on the hot path.
+template <typename T, typename Index, int kThreads, int kUnroll, int kElems>
 __global__ void __launch_bounds__(kThreads)
-    add_packed(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ out, Index n) {
-  using P = Pack<T>;
+    add_kernel(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ out, Index n) {
+  using P = Pack<T, kElems>;
   const auto* pa = reinterpret_cast<const P*>(a);
   const auto* pb = reinterpret_cast<const P*>(b);
   auto* po = reinterpret_cast<P*>(out);
-  const Index packs = n / P::kSize;
+  const Index packs = n / kElems;
   const Index first = static_cast<Index>(blockIdx.x) * (kThreads * kUnroll) + threadIdx.x;
 
   P x[kUnroll], y[kUnroll];
@@ -69,34 +72,14 @@ __global__ void __launch_bounds__(kThreads)
     if (i < packs) {
       P r;
 #pragma unroll
-      for (int k = 0; k < P::kSize; ++k) r.v[k] = add_one(x[u].v[k], y[u].v[k]);
+      for (int k = 0; k < kElems; ++k) r.v[k] = add_one(x[u].v[k], y[u].v[k]);
       po[i] = r;
     }
   }
 
-  const Index tail = packs * P::kSize + threadIdx.x;
-  if (blockIdx.x == 0 && tail < n) out[tail] = add_one(a[tail], b[tail]);
-}
-
-// Any alignment: kUnroll elements per thread, kThreads apart (coalesced), all loaded before the
-// first add. For views that start off a 16-byte boundary, where 128-bit accesses are impossible.
-template <typename T, typename Index, int kThreads, int kUnroll>
-__global__ void __launch_bounds__(kThreads)
-    add_scalar(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ out, Index n) {
-  const Index first = static_cast<Index>(blockIdx.x) * (kThreads * kUnroll) + threadIdx.x;
-  T x[kUnroll], y[kUnroll];
-#pragma unroll
-  for (int u = 0; u < kUnroll; ++u) {
-    const Index i = first + u * kThreads;
-    if (i < n) {
-      x[u] = a[i];
-      y[u] = b[i];
-    }
-  }
-#pragma unroll
-  for (int u = 0; u < kUnroll; ++u) {
-    const Index i = first + u * kThreads;
-    if (i < n) out[i] = add_one(x[u], y[u]);
+  if constexpr (kElems > 1) {
+    const Index tail = packs * kElems + threadIdx.x;
+    if (blockIdx.x == 0 && tail < n) out[tail] = add_one(a[tail], b[tail]);
   }
 }
 
