@@ -185,9 +185,7 @@ def strided_pairs(draw: st.DrawFn, device: str) -> tuple[torch.Tensor, torch.Ten
 
 
 # `device` is a plain string, so reusing it across examples is safe.
-@settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_any_view_matches_torch_add(device: str, data: st.DataObject) -> None:
     check_add(*data.draw(strided_pairs(device)))

@@ -75,11 +75,24 @@ def add(a: Tensor, b: Tensor) -> Tensor:
     Raises:
         RuntimeError: if the shapes, dtypes or devices differ, the dtype is not one listed above,
             a tensor is not dense, or CUDA tensors reach a CPU-only build.
+        torch.OutOfMemoryError: if the output (or a dense copy of a strided input) does not fit
+            on the GPU.
     """
-    # Three routes to the same op, cheapest first that is right. torch.compile traces the op itself
-    # (fake kernel + registered autograd).
+    # torch.compile traces the op itself (fake kernel + registered autograd).
     if torch.compiler.is_compiling():
         return _add(a, b)
+    try:
+        return _add_eager(a, b)
+    except RuntimeError as e:
+        # The stable ABI carries errors across as codes, so torch's OutOfMemoryError arrives as a
+        # plain RuntimeError (with torch's message); give it its type back for callers that
+        # catch it.
+        if "CUDA out of memory" in str(e):
+            raise torch.OutOfMemoryError(str(e)) from None
+        raise
+
+
+def _add_eager(a: Tensor, b: Tensor) -> Tensor:
     try:
         needs_grad = (a.requires_grad or b.requires_grad) and torch.is_grad_enabled()
     except AttributeError:  # not tensors: the op itself raises the error that names the argument

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# compute-sanitizer's four tools over the CUDA tests, checking sum_double's own kernels (torch's
+# are not ours to fix). Needs a GPU, compute-sanitizer on PATH and the package installed.
+# Logs and a summary line per tool go to $LOG_DIR (default: ./gpu-logs). Exits non-zero on any
+# error.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+log=${LOG_DIR:-gpu-logs}
+mkdir -p "$log"
+python=${PYTHON:-python3}
+status=0
+for tool in memcheck racecheck initcheck synccheck; do
+  echo "==> compute-sanitizer --tool $tool"
+  # No caching allocator: every tensor is its own cudaMalloc, so memcheck sees exact bounds.
+  if PYTORCH_NO_CUDA_MEMORY_CACHING=1 SUM_DOUBLE_HYPOTHESIS_PROFILE=sanitizer \
+    compute-sanitizer --tool "$tool" --kernel-name kns=add_kernel --error-exitcode 99 \
+    --print-limit 20 "$python" -m pytest -p no:cacheprovider -q -m "cuda and not large" \
+    tests/test_op.py tests/test_cuda.py >"$log/sanitizer-$tool.txt" 2>&1; then
+    :
+  else
+    status=1
+  fi
+  grep -E "ERROR SUMMARY|passed|failed" "$log/sanitizer-$tool.txt" | tail -2
+done
+exit $status

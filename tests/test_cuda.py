@@ -1,0 +1,122 @@
+"""The bugs custom CUDA ops ship with: int32 overflow, the wrong stream, graphs, threads, OOM.
+
+Every test here needs a GPU; on a machine without one they are skipped (conftest.py).
+"""
+
+import threading
+
+import pytest
+import torch
+
+import sum_double
+from support import FLOAT_DTYPES, assert_bitwise_equal
+
+pytestmark = pytest.mark.cuda
+
+
+def free_bytes() -> int:
+    return torch.cuda.mem_get_info()[0] if torch.cuda.is_available() else 0
+
+
+@pytest.mark.large
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32])
+def test_more_than_2_pow_31_elements(dtype: torch.dtype) -> None:
+    # Past int32: the launcher must switch to 64-bit indices, and the last elements (beyond
+    # 2^31) must be written too. a, b, ours and torch's: four arrays of n elements.
+    n = 2**31 + 17
+    needed = 4 * n * dtype.itemsize
+    if free_bytes() < needed * 1.1:
+        pytest.skip(f"needs {needed / 2**30:.0f} GiB of free GPU memory")
+    a = torch.randn(n, device="cuda", dtype=dtype)
+    b = torch.randn(n, device="cuda", dtype=dtype)
+    ref = torch.add(a, b)
+    out = sum_double.add(a, b)
+    assert torch.equal(out[-1000:], ref[-1000:])  # the tail past 2^31 first: cheapest to report
+    assert torch.equal(out, ref)
+
+
+def test_side_stream_after_producer() -> None:
+    side = torch.cuda.Stream()
+    x = torch.randn(1 << 22, device="cuda")
+    y = torch.randn(1 << 22, device="cuda")
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        # A slow producer, then the op, with no synchronisation between them: on any other stream
+        # the op would read `a` before it is written.
+        a = (x * 3.0 + 1.0).sin().cos()
+        out = sum_double.add(a, y)
+    side.synchronize()
+    assert_bitwise_equal(out, torch.add((x * 3.0 + 1.0).sin().cos(), y))
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_cuda_graph_capture_and_replay(dtype: torch.dtype) -> None:
+    a = torch.randn(10_000, device="cuda", dtype=dtype)
+    b = torch.randn(10_000, device="cuda", dtype=dtype)
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        sum_double.add(a, b)  # warm-up outside capture
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        out = sum_double.add(a, b)
+    for _ in range(3):  # new inputs in the captured buffers, then replay
+        a.copy_(torch.randn_like(a))
+        b.copy_(torch.randn_like(b))
+        graph.replay()
+        torch.cuda.synchronize()
+        assert_bitwise_equal(out, torch.add(a, b))
+
+
+def test_torch_compile_reduce_overhead() -> None:
+    torch._dynamo.reset()
+
+    def f(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        return sum_double.add(x * 0.5, y) * 2.0
+
+    compiled = torch.compile(f, mode="reduce-overhead", fullgraph=True)
+    for _ in range(4):  # the first calls record, later ones replay the CUDA graph
+        x = torch.randn(4096, device="cuda")
+        y = torch.randn(4096, device="cuda")
+        assert_bitwise_equal(compiled(x, y).clone(), f(x, y))
+
+
+def test_threads_on_their_own_streams() -> None:
+    errors: list[BaseException] = []
+
+    def work(seed: int) -> None:
+        try:
+            gen = torch.Generator(device="cuda").manual_seed(seed)
+            stream = torch.cuda.Stream()
+            with torch.cuda.stream(stream):
+                for _ in range(20):
+                    a = torch.randn(1 << 18, device="cuda", generator=gen)
+                    b = torch.randn(1 << 18, device="cuda", generator=gen)
+                    out = sum_double.add(a, b)
+                    ref = torch.add(a, b)
+                    stream.synchronize()
+                    assert torch.equal(out, ref)
+        except BaseException as e:  # re-raised on the main thread below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(seed,)) for seed in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]
+
+
+def test_out_of_memory_is_a_clear_error_and_recoverable() -> None:
+    # An expanded view costs nothing; its dense output would need more memory than the GPU has.
+    huge = torch.cuda.get_device_properties(0).total_memory
+    a = torch.ones(1, device="cuda").expand(huge)
+    try:
+        with pytest.raises(torch.OutOfMemoryError):
+            sum_double.add(a, a)
+    finally:
+        del a
+        torch.cuda.empty_cache()
+    x, y = torch.randn(1000, device="cuda"), torch.randn(1000, device="cuda")
+    assert_bitwise_equal(sum_double.add(x, y), torch.add(x, y))
