@@ -2,14 +2,14 @@
 # compute-sanitizer's four tools over the CUDA tests, checking sum_double's own kernels (torch's
 # are not ours to fix). Needs a GPU, compute-sanitizer on PATH and the package installed.
 # Logs and a summary line per tool go to $LOG_DIR (default: ./gpu-logs). Exits non-zero on any
-# error.
+# error. SANITIZER_TOOLS picks a subset (default: all four).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 log=${LOG_DIR:-gpu-logs}
 mkdir -p "$log"
 python=${PYTHON:-python3}
 status=0
-for tool in memcheck racecheck initcheck synccheck; do
+for tool in ${SANITIZER_TOOLS:-memcheck racecheck initcheck synccheck}; do
   echo "==> compute-sanitizer --tool $tool"
   # No caching allocator: every tensor is its own cudaMalloc, so memcheck sees exact bounds.
   if PYTORCH_NO_CUDA_MEMORY_CACHING=1 SUM_DOUBLE_HYPOTHESIS_PROFILE=sanitizer \
