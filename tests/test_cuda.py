@@ -69,6 +69,9 @@ def test_cuda_graph_capture_and_replay(dtype: torch.dtype) -> None:
         assert_bitwise_equal(out, torch.add(a, b))
 
 
+# torch 2.11 warns that a graph it captured is empty; the check below would catch a sum_double
+# kernel missing from the replayed graph (the outputs would go stale across new inputs).
+@pytest.mark.filterwarnings("ignore:The CUDA Graph is empty")
 def test_torch_compile_reduce_overhead() -> None:
     torch._dynamo.reset()
 
@@ -108,12 +111,17 @@ def test_threads_on_their_own_streams() -> None:
     assert not errors, errors[0]
 
 
+# Errors cross the stable ABI as codes. From torch 2.13 the message survives and the wrapper
+# restores the type; before, torch's message stays behind and only a RuntimeError arrives.
+OOM_ERROR = torch.OutOfMemoryError if torch.__version__ >= "2.13" else RuntimeError
+
+
 def test_out_of_memory_is_a_clear_error_and_recoverable() -> None:
     # An expanded view costs nothing; its dense output would need more memory than the GPU has.
     huge = torch.cuda.get_device_properties(0).total_memory
     a = torch.ones(1, device="cuda").expand(huge)
     try:
-        with pytest.raises(torch.OutOfMemoryError):
+        with pytest.raises(OOM_ERROR):
             sum_double.add(a, a)
     finally:
         del a
