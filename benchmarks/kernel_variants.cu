@@ -43,16 +43,18 @@ struct Buffers {
   std::vector<void*> a, b, out;
 };
 
-template <typename T>
 double median_us(const Buffers& buf, int64_t n, const std::function<void(int, int64_t)>& launch) {
-  const int sets = static_cast<int>(buf.a.size());
-  for (int i = 0; i < 5; ++i) launch(i % sets, n);
+  // One rotation across all variants of a size: a set comes back only after every other set has
+  // been used, so at small sizes, too, no launch finds its inputs in L2.
+  static size_t next = 0;
+  const size_t sets = buf.a.size();
+  for (int i = 0; i < 5; ++i) launch(static_cast<int>(next++ % sets), n);
   CHECK(cudaDeviceSynchronize());
   std::vector<cudaEvent_t> ev(2 * 60);
   for (auto& e : ev) CHECK(cudaEventCreate(&e));
   for (int i = 0; i < 60; ++i) {
     CHECK(cudaEventRecord(ev[2 * i]));
-    launch(i % sets, n);
+    launch(static_cast<int>(next++ % sets), n);
     CHECK(cudaEventRecord(ev[2 * i + 1]));
   }
   CHECK(cudaGetLastError());
@@ -79,7 +81,7 @@ void packed(const Buffers& buf, int set, int64_t n) {
 }
 
 template <typename T>
-void run(const char* dtype, int64_t n) {
+void run(const char* dtype, int64_t n, int sm_count) {
   const size_t bytes = n * sizeof(T);
   const int sets = static_cast<int>(std::max<size_t>(1, (size_t{1} << 30) / (3 * bytes)));
   Buffers buf;
@@ -98,33 +100,33 @@ void run(const char* dtype, int64_t n) {
                 name.c_str(), us, moved * factor / us / 1e3);
   };
   report("copy (memcpy, 2 passes)",
-         median_us<T>(buf, n,
-                      [&](int s, int64_t m) {
-                        CHECK(cudaMemcpyAsync(buf.out[s], buf.a[s], m * sizeof(T),
-                                              cudaMemcpyDeviceToDevice));
-                      }),
+         median_us(buf, n,
+                   [&](int s, int64_t m) {
+                     CHECK(cudaMemcpyAsync(buf.out[s], buf.a[s], m * sizeof(T),
+                                           cudaMemcpyDeviceToDevice));
+                   }),
          2.0 / 3.0);
-  report("grid-stride 256x(132*32)", median_us<T>(buf, n, [&](int s, int64_t m) {
-           grid_stride<T><<<132 * 32, 256>>>(static_cast<const T*>(buf.a[s]),
-                                             static_cast<const T*>(buf.b[s]),
-                                             static_cast<T*>(buf.out[s]), m);
+  report("grid-stride 256x(SMs*32)", median_us(buf, n, [&](int s, int64_t m) {
+           grid_stride<T><<<sm_count * 32, 256>>>(static_cast<const T*>(buf.a[s]),
+                                                  static_cast<const T*>(buf.b[s]),
+                                                  static_cast<T*>(buf.out[s]), m);
          }));
 #define VARIANT(THREADS, UNROLL)         \
   report("packed " #THREADS "x" #UNROLL, \
-         median_us<T>(buf, n, [&](int s, int64_t m) { packed<T, THREADS, UNROLL>(buf, s, m); }))
+         median_us(buf, n, [&](int s, int64_t m) { packed<T, THREADS, UNROLL>(buf, s, m); }))
   VARIANT(128, 1);
   VARIANT(256, 1);
   VARIANT(512, 1);
   VARIANT(1024, 1);
   VARIANT(256, 2);
   VARIANT(256, 4);
-  report("scalar 256x4, misaligned", median_us<T>(buf, n, [&](int s, int64_t m) {
+  report("scalar 256x4, misaligned", median_us(buf, n, [&](int s, int64_t m) {
            const auto blocks = static_cast<unsigned>((m - 1 + 1023) / 1024);
            k::add_kernel<T, int32_t, 256, 4, 1><<<blocks, 256>>>(
                static_cast<const T*>(buf.a[s]) + 1, static_cast<const T*>(buf.b[s]) + 1,
                static_cast<T*>(buf.out[s]), static_cast<int32_t>(m - 1));
          }));
-  report("scalar 256x1, misaligned", median_us<T>(buf, n, [&](int s, int64_t m) {
+  report("scalar 256x1, misaligned", median_us(buf, n, [&](int s, int64_t m) {
            const auto blocks = static_cast<unsigned>((m - 1 + 255) / 256);
            k::add_kernel<T, int32_t, 256, 1, 1><<<blocks, 256>>>(
                static_cast<const T*>(buf.a[s]) + 1, static_cast<const T*>(buf.b[s]) + 1,
@@ -145,10 +147,10 @@ int main() {
               prop.l2CacheSize >> 20);
   for (int64_t n : {int64_t{1} << 16, int64_t{1} << 18, int64_t{1} << 20, int64_t{1000000},
                     int64_t{1} << 24, int64_t{1} << 28, int64_t{1} << 29}) {
-    run<float>("float32", n);
+    run<float>("float32", n, prop.multiProcessorCount);
   }
-  run<__nv_bfloat16>("bfloat16", int64_t{1} << 28);
-  run<__half>("float16", int64_t{1} << 28);
-  run<double>("float64", int64_t{1} << 27);
+  run<__nv_bfloat16>("bfloat16", int64_t{1} << 28, prop.multiProcessorCount);
+  run<__half>("float16", int64_t{1} << 28, prop.multiProcessorCount);
+  run<double>("float64", int64_t{1} << 27, prop.multiProcessorCount);
   return 0;
 }

@@ -12,5 +12,5 @@ echo "==> ruff check / ruff format --check"
 "$tools/bin/ruff" check .
 "$tools/bin/ruff" format --check .
 echo "==> clang-format --dry-run --Werror"
-git ls-files '*.cpp' '*.h' '*.cu' | xargs "$tools/bin/clang-format" --dry-run --Werror
+git ls-files '*.cpp' '*.h' '*.cu' '*.cuh' | xargs "$tools/bin/clang-format" --dry-run --Werror
 echo "lint: clean"

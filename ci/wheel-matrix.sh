@@ -34,8 +34,9 @@ echo "==> [2/4] that wheel under torch 2.14.1 (CUDA build of torch, no GPU here)
 new_venv "$work/venv-torch2.14" "torch==2.14.1" "$wheel[test]"
 run_tests "$work/venv-torch2.14"
 
-echo "==> [3/4] the same wheel under torch 2.13.0 (CPU-only build of torch: no libtorch_cuda)"
-new_venv "$work/venv-torch2.13" "torch==2.13.0" "$wheel[test]"
+echo "==> [3/4] the same wheel under torch 2.13.0+cpu (CPU-only build of torch: no libtorch_cuda)"
+new_venv "$work/venv-torch2.13" "torch==2.13.0+cpu" "$wheel[test]"
+"$work/venv-torch2.13/bin/python" -c "import torch; assert torch.version.cuda is None, torch.__version__"
 run_tests "$work/venv-torch2.13"
 
 echo "==> [4/4] the CPU-only build (SUM_DOUBLE_CUDA=OFF), tested under torch 2.13.0"

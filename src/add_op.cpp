@@ -2,6 +2,7 @@
 #include "add_op.h"
 
 #include <torch/csrc/stable/library.h>
+#include <torch/csrc/stable/macros.h>
 #include <torch/csrc/stable/ops.h>
 #include <torch/headeronly/core/ScalarType.h>
 
@@ -156,13 +157,14 @@ Tensor new_tensor(const Tensor& like, const int64_t* strides) {
   // Straight to the allocator through the C shim: torch::stable::new_empty is a boxed dispatcher
   // call, which costs more host time than the whole rest of a small add.
   int32_t dtype = 0, device_type = 0, device_index = 0;
-  TORCH_ERROR_CODE_CHECK(aoti_torch_get_dtype(like.get(), &dtype));
-  TORCH_ERROR_CODE_CHECK(aoti_torch_get_device_type(like.get(), &device_type));
-  TORCH_ERROR_CODE_CHECK(aoti_torch_get_device_index(like.get(), &device_index));
+  STABLE_TORCH_ERROR_CODE_CHECK(aoti_torch_get_dtype(like.get(), &dtype));
+  STABLE_TORCH_ERROR_CODE_CHECK(aoti_torch_get_device_type(like.get(), &device_type));
+  STABLE_TORCH_ERROR_CODE_CHECK(aoti_torch_get_device_index(like.get(), &device_index));
   const auto sizes = like.sizes();
   AtenTensorHandle out = nullptr;
-  TORCH_ERROR_CODE_CHECK(aoti_torch_empty_strided(static_cast<int64_t>(sizes.size()), sizes.data(),
-                                                  strides, dtype, device_type, device_index, &out));
+  STABLE_TORCH_ERROR_CODE_CHECK(aoti_torch_empty_strided(static_cast<int64_t>(sizes.size()),
+                                                         sizes.data(), strides, dtype, device_type,
+                                                         device_index, &out));
   return Tensor(out);
 }
 
@@ -181,7 +183,7 @@ Tensor new_contiguous(const Tensor& like) {
 
 FlatOperands flat_operands(const Tensor& a, const Tensor& b) {
   if (a.is_contiguous() && b.is_contiguous()) return {a, b, new_contiguous(a)};
-  if (a.numel() > 1 && a.strides().equals(b.strides()) && is_dense(a)) {
+  if (a.strides().equals(b.strides()) && is_dense(a)) {
     return {a, b, new_tensor(a, a.strides().data())};
   }
   return {torch::stable::contiguous(a), torch::stable::contiguous(b), new_contiguous(a)};

@@ -12,9 +12,9 @@
 
 namespace sum_double::op {
 
-// Message pieces: text as it is, integers in decimal. Plain string building, not iostreams: when a
-// toolchain links libstdc++ statically into the module (seen with the GPU machine's GCC), the
-// module's iostreams meet a locale that was never initialised in its copy and crash.
+// Message pieces: text as it is, integers in decimal. Plain string building rather than iostreams,
+// which crash in a module that carries its own static libstdc++ (README, "Known limits"; torch's
+// stable headers still use them in their own error paths).
 inline void append(std::string& message, const char* piece) { message += piece; }
 inline void append(std::string& message, const std::string& piece) { message += piece; }
 template <typename Int, std::enable_if_t<std::is_integral_v<Int>, int> = 0>

@@ -9,16 +9,22 @@ namespace {
 
 using torch::stable::Tensor;
 
-Tensor add_cuda_unavailable(Tensor a, Tensor b) {
+Tensor add_cuda_unavailable(const Tensor& a, const Tensor& b) {
   fail(
       "sum_double.add(): got CUDA tensors, but this sum_double was built CPU-only "
       "(no CUDA compiler at build time, or SUM_DOUBLE_CUDA=OFF). Reinstall it with "
-      "nvcc on PATH: pip install --force-reinstall --no-binary sum-double sum-double");
+      "nvcc on PATH (see the README's build options)");
 }
 
 }  // namespace
 }  // namespace sum_double::op
 
 STABLE_TORCH_LIBRARY_IMPL(sum_double, CUDA, m) {
+  m.impl("add", TORCH_BOX(&sum_double::op::add_cuda_unavailable));
+}
+STABLE_TORCH_LIBRARY_IMPL(sum_double, SparseCUDA, m) {
+  m.impl("add", TORCH_BOX(&sum_double::op::add_cuda_unavailable));
+}
+STABLE_TORCH_LIBRARY_IMPL(sum_double, SparseCsrCUDA, m) {
   m.impl("add", TORCH_BOX(&sum_double::op::add_cuda_unavailable));
 }

@@ -1,8 +1,17 @@
 """pytest wiring: the device fixture, and skipping CUDA tests where there is no GPU."""
 
+import os
+
 import pytest
+from hypothesis import settings
 
 from support import CUDA_BUILD, HAS_CUDA
+
+# Property-based sweeps: 150 examples normally, 10 under compute-sanitizer (ci/sanitize.sh), where
+# every launch is instrumented and costs a thousand times more.
+settings.register_profile("suite", max_examples=150)
+settings.register_profile("sanitizer", max_examples=10)
+settings.load_profile(os.environ.get("SUM_DOUBLE_HYPOTHESIS_PROFILE", "suite"))
 
 DEVICES = [
     "cpu",

@@ -4,6 +4,7 @@ import pytest
 import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from torch._subclasses.fake_tensor import FakeTensorMode
 
 import sum_double
 from support import FLOAT_DTYPES, HAS_CUDA, assert_bitwise_equal, poisoned_allocations
@@ -17,7 +18,7 @@ def rand(shape: tuple[int, ...], dtype: torch.dtype, device: str) -> torch.Tenso
 
 def shares_dense_layout(a: torch.Tensor, b: torch.Tensor) -> bool:
     """Both inputs put their elements in one gap-free block, in the same order of the dims."""
-    if a.numel() <= 1 or a.stride() != b.stride():
+    if a.stride() != b.stride():
         return False
     expected = 1
     dims = sorted((stride, size) for size, stride in zip(a.shape, a.stride(), strict=True))
@@ -89,13 +90,14 @@ def test_both_routes_and_the_alias_agree(device: str) -> None:
 def test_strided_inputs(device: str, dtype: torch.dtype, make) -> None:
     a = make(rand((64, 48), dtype, device))
     b = make(rand((64, 48), dtype, device))
-    assert not a.is_contiguous() or a.dim() == 4
+    assert not a.is_contiguous()
     check_add(a, b)
-    check_add(a, b.contiguous())  # one strided, one dense
+    # One strided, one dense, and new values (the same sums again could match stale memory).
+    check_add(a, make(rand((64, 48), dtype, device)).contiguous())
 
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
-@pytest.mark.parametrize("offset", [1, 2, 3])
+@pytest.mark.parametrize("offset", [1, 3])  # odd: never a multiple of 16 bytes, even for float64
 @pytest.mark.parametrize("n", [1, 7, 33, 1000, 4099])
 def test_contiguous_views_off_a_16_byte_boundary(
     device: str, dtype: torch.dtype, offset: int, n: int
@@ -105,6 +107,7 @@ def test_contiguous_views_off_a_16_byte_boundary(
     a = rand((n + offset,), dtype, device)[offset:]
     b = rand((n + offset,), dtype, device)[offset:]
     assert a.is_contiguous()
+    assert a.data_ptr() % 16 != 0
     check_add(a, b)
     check_add(a, rand((n,), dtype, device))  # one aligned, one not
 
@@ -191,6 +194,19 @@ def test_any_view_matches_torch_add(device: str, data: st.DataObject) -> None:
     check_add(*data.draw(strided_pairs(device)))
 
 
+# `device` is a plain string, so reusing it across examples is safe.
+@settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_fake_kernel_predicts_the_real_output(device: str, data: st.DataObject) -> None:
+    # torch.compile plans memory from the fake kernel: its shape, dtype and strides must be the
+    # real kernel's, for every layout rule the C++ side applies.
+    a, b = data.draw(strided_pairs(device))
+    real = sum_double.add(a, b)
+    with FakeTensorMode() as mode:
+        fake = torch.ops.sum_double.add(mode.from_tensor(a), mode.from_tensor(b))
+    assert (fake.shape, fake.dtype, fake.stride()) == (real.shape, real.dtype, real.stride())
+
+
 # ---- bad input: a Python exception that names the argument and what was expected ---------------
 
 
@@ -256,20 +272,6 @@ def test_second_device_while_first_is_current() -> None:
         check_add(
             rand((10_000,), torch.float32, "cuda:1"), rand((10_000,), torch.float32, "cuda:1")
         )
-
-
-@pytest.mark.cuda
-def test_runs_on_the_current_stream() -> None:
-    # A producer on a side stream, then the op on that stream with no sync in between: if the op
-    # ran on another stream it could read `a` before the producer wrote it.
-    side = torch.cuda.Stream()
-    x = rand((1 << 22,), torch.float32, "cuda")
-    y = rand((1 << 22,), torch.float32, "cuda")
-    with torch.cuda.stream(side):
-        a = x * 3.0 + 1.0
-        out = sum_double.add(a, y)
-    side.synchronize()
-    assert_bitwise_equal(out, torch.add(x * 3.0 + 1.0, y))
 
 
 @pytest.mark.skipif(HAS_CUDA and not sum_double._C.cpu_only, reason="checks a CPU-only build")

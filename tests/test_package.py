@@ -43,7 +43,7 @@ def test_ships_py_typed() -> None:
     assert resources.files("sum_double").joinpath("py.typed").is_file()
 
 
-def test_the_op_is_registered_once_under_its_namespace() -> None:
+def test_schema() -> None:
     schema = str(torch.ops.sum_double.add.default._schema)
     assert schema == "sum_double::add(Tensor a, Tensor b) -> Tensor"
 

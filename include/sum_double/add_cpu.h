@@ -1,4 +1,5 @@
-// CPU launcher: out[i] = a[i] + b[i] for 0 <= i < n, on the calling thread.
+// CPU launcher: out[i] = a[i] + b[i] for 0 <= i < n, on the calling thread (out must not overlap
+// a or b).
 // Inputs and output are dense arrays of `dtype`; half types are added in float32 and rounded once,
 // as torch.add does. Callers parallelise by splitting [0, n).
 #pragma once

@@ -1,6 +1,7 @@
 // CUDA launcher: enqueues out[i] = a[i] + b[i] for 0 <= i < n on `stream` (the current device
-// must own the pointers). Returns the launch status; it does not synchronise, so errors raised
-// while the kernel runs surface at the next synchronising call, as with any CUDA launch.
+// must own the pointers; out must not overlap a or b). Returns the launch status; it does not
+// synchronise, so errors raised while the kernel runs surface at the next synchronising call, as
+// with any CUDA launch.
 #pragma once
 
 #include <cuda_runtime_api.h>

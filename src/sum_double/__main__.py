@@ -75,6 +75,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("command", nargs="?", choices=["demo", "info", "bench"], default="demo")
     parser.add_argument("--device", help="cpu, cuda or cuda:N (default: cuda if available)")
     args = parser.parse_args(argv)
+    if args.command == "bench":  # bench has its own options, so it must come first
+        parser.error("put bench first: python -m sum_double bench [options]")
     if args.command == "info":
         return info()
     return demo(_pick_device(args.device))
