@@ -2,7 +2,6 @@
 #include "add_op.h"
 
 #include <torch/csrc/stable/library.h>
-#include <torch/csrc/stable/macros.h>
 #include <torch/csrc/stable/ops.h>
 #include <torch/headeronly/core/ScalarType.h>
 
