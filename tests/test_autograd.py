@@ -57,8 +57,6 @@ def test_same_tensor_twice_accumulates(device: str, add) -> None:
     assert torch.equal(a.grad, torch.full_like(a, 2.0))
 
 
-# torch's forward-AD module scripts a helper with torch.jit on first use, and warns about it.
-@pytest.mark.filterwarnings("ignore:`torch.jit.script` is deprecated:FutureWarning")
 def test_forward_mode_ad_through_the_wrapper(device: str) -> None:
     # Dual tensors need no requires_grad: a no-grad shortcut that ignored them would silently drop
     # the tangent.
