@@ -39,11 +39,13 @@ def assert_bitwise_equal(out: torch.Tensor, ref: torch.Tensor) -> None:
 
 @contextlib.contextmanager
 def poisoned_allocations() -> Iterator[None]:
-    """Inside, every new tensor (the op's output included) starts filled with NaN.
+    """Inside, new tensors start filled with NaN (torch's deterministic mode).
 
-    torch's deterministic mode fills uninitialised memory in at::empty_strided, the allocation the
-    op makes through the C shim, so an element the kernel fails to write stays NaN and the
-    comparison with torch.add fails instead of passing on stale memory that happens to be right.
+    On CUDA the op's output is allocated through the dispatcher's empty_strided, which applies the
+    fill, so an element the kernel fails to write stays NaN and the comparison with torch.add
+    fails instead of passing on stale memory that happens to be right. On the CPU the C shim
+    allocates with at::detail::empty_strided_cpu, which skips the fill: there the fresh random
+    inputs of every check are what makes stale memory fail.
     """
     was_deterministic = torch.are_deterministic_algorithms_enabled()
     was_filling = torch.utils.deterministic.fill_uninitialized_memory
