@@ -9,12 +9,6 @@ cd "$(dirname "$0")/.."
 log=${LOG_DIR:-gpu-logs}
 mkdir -p "$log"
 python=${PYTHON:-python3}
-# The GPU image's default compiler (/opt/gcc) links libstdc++ statically. torch's stable headers
-# format every error message with iostreams, and a module's private static libstdc++ crashes in
-# them (seen: a segfault instead of a RuntimeError). The system compiler links it dynamically.
-if [ -x /usr/bin/g++ ]; then
-  export CXX=/usr/bin/g++ CUDAHOSTCXX=/usr/bin/g++
-fi
 
 if [ "${CPU_ONLY_CHECK:-1}" = 1 ]; then
   echo "==> CPU-only build on a GPU machine: CUDA tensors must get the clear error"

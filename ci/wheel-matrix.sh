@@ -39,11 +39,13 @@ new_venv "$work/venv-torch2.13" "torch==2.13.0+cpu" "$wheel[test]"
 "$work/venv-torch2.13/bin/python" -c "import torch; assert torch.version.cuda is None, torch.__version__"
 run_tests "$work/venv-torch2.13"
 
-echo "==> [4/4] the CPU-only build (SUM_DOUBLE_CUDA=OFF), tested under torch 2.13.0"
+# Linked with a static libstdc++, as some toolchains do by default: error paths must still raise.
+echo "==> [4/4] the CPU-only build (SUM_DOUBLE_CUDA=OFF, static libstdc++), under torch 2.13.0"
 quiet_pip "$work/venv-torch2.14/bin/pip" install -q --disable-pip-version-check \
   scikit-build-core pybind11 cmake ninja
 quiet_pip "$work/venv-torch2.14/bin/pip" wheel -q --disable-pip-version-check --no-deps \
-  --no-build-isolation -Ccmake.define.SUM_DOUBLE_CUDA=OFF -w "$work/dist-cpu" "$root"
+  --no-build-isolation -Ccmake.define.SUM_DOUBLE_CUDA=OFF \
+  -Ccmake.define.CMAKE_MODULE_LINKER_FLAGS=-static-libstdc++ -w "$work/dist-cpu" "$root"
 quiet_pip "$work/venv-torch2.13/bin/pip" install -q --disable-pip-version-check --no-deps \
   --force-reinstall "$work"/dist-cpu/sum_double-*.whl
 "$work/venv-torch2.13/bin/python" -c "import sum_double._C as c; assert c.cpu_only, 'not CPU-only'"

@@ -244,6 +244,17 @@ def test_sparse_layout(device: str, to_layout, which: str) -> None:
         sum_double.add(args["a"], args["b"])
 
 
+def test_allocation_failure_is_an_exception() -> None:
+    # The dense copy of this stride-0 view needs 4 PiB: the allocation fails inside torch, the
+    # error crosses the stable ABI as a code and must come back as an exception, not a crash (a
+    # module with a private static libstdc++ used to segfault here).
+    a = torch.ones(1).expand(2**50)
+    with pytest.raises(RuntimeError) as info:
+        sum_double.add(a, a)
+    if torch.__version__ >= "2.13":  # before 2.13, torch's message does not cross the ABI
+        assert "allocate" in str(info.value)
+
+
 def test_not_a_tensor() -> None:
     with pytest.raises(RuntimeError, match="Expected a value of type 'Tensor' for argument 'b'"):
         sum_double.add(torch.ones(3), 1.0)
