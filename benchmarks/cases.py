@@ -14,7 +14,7 @@ import statistics
 import torch
 
 import sum_double
-from sum_double.bench import cuda_seconds
+from sum_double.bench import cuda_seconds, l2_flush_buffer
 
 
 def fwd_bwd_seconds(add, n: int, reps: int, steps: int = 5) -> float:
@@ -60,8 +60,7 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=30)
     args = parser.parse_args()
     device = torch.device("cuda")
-    l2 = torch.cuda.get_device_properties(device).L2_cache_size
-    flush = torch.empty(2 * l2 // 4 + 1, device=device)
+    flush = l2_flush_buffer(device)
     print(
         f"{torch.cuda.get_device_name(device)}, torch {torch.__version__}, "
         f"sum_double {sum_double.__version__}; float32"

@@ -100,39 +100,6 @@ void check_strided(const Tensor& t, const char* name) {
                    "; convert it with .to_dense() first");
 }
 
-}  // namespace
-
-DType check_inputs(const Tensor& a, const Tensor& b) {
-  check_strided(a, "a");
-  check_strided(b, "b");
-  SUM_DOUBLE_CHECK(a.device() == b.device(),
-                   "sum_double.add(): expected a and b on the same device, but got a on ",
-                   device_name(a.device()), " and b on ", device_name(b.device()));
-  const ScalarType dtype = a.scalar_type();
-  SUM_DOUBLE_CHECK(
-      dtype == b.scalar_type(),
-      "sum_double.add(): expected a and b to have the same dtype, but got a: ", dtype_name(dtype),
-      " and b: ", dtype_name(b.scalar_type()), " (no implicit promotion: cast one of them first)");
-  SUM_DOUBLE_CHECK(a.sizes().equals(b.sizes()),
-                   "sum_double.add(): expected a and b to have the same shape, but got a: ",
-                   shape_of(a), " and b: ", shape_of(b), " (no broadcasting)");
-  switch (dtype) {
-    case ScalarType::Half:
-      return DType::kFloat16;
-    case ScalarType::BFloat16:
-      return DType::kBFloat16;
-    case ScalarType::Float:
-      return DType::kFloat32;
-    case ScalarType::Double:
-      return DType::kFloat64;
-    default:
-      fail("sum_double.add(): expected a and b to be float16, bfloat16, ",
-           "float32 or float64, but both are ", dtype_name(dtype));
-  }
-}
-
-namespace {
-
 // The elements of t fill one gap-free, overlap-free block of memory, in some order of the dims
 // (torch's is_non_overlapping_and_dense): sizes-1 dims aside, the strides sorted ascending are
 // 1, size, size * size, ...
@@ -179,6 +146,35 @@ Tensor new_contiguous(const Tensor& like) {
 }
 
 }  // namespace
+
+DType check_inputs(const Tensor& a, const Tensor& b) {
+  check_strided(a, "a");
+  check_strided(b, "b");
+  SUM_DOUBLE_CHECK(a.device() == b.device(),
+                   "sum_double.add(): expected a and b on the same device, but got a on ",
+                   device_name(a.device()), " and b on ", device_name(b.device()));
+  const ScalarType dtype = a.scalar_type();
+  SUM_DOUBLE_CHECK(
+      dtype == b.scalar_type(),
+      "sum_double.add(): expected a and b to have the same dtype, but got a: ", dtype_name(dtype),
+      " and b: ", dtype_name(b.scalar_type()), " (no implicit promotion: cast one of them first)");
+  SUM_DOUBLE_CHECK(a.sizes().equals(b.sizes()),
+                   "sum_double.add(): expected a and b to have the same shape, but got a: ",
+                   shape_of(a), " and b: ", shape_of(b), " (no broadcasting)");
+  switch (dtype) {
+    case ScalarType::Half:
+      return DType::kFloat16;
+    case ScalarType::BFloat16:
+      return DType::kBFloat16;
+    case ScalarType::Float:
+      return DType::kFloat32;
+    case ScalarType::Double:
+      return DType::kFloat64;
+    default:
+      fail("sum_double.add(): expected a and b to be float16, bfloat16, ",
+           "float32 or float64, but both are ", dtype_name(dtype));
+  }
+}
 
 FlatOperands flat_operands(const Tensor& a, const Tensor& b) {
   if (a.is_contiguous() && b.is_contiguous()) return {a, b, new_contiguous(a)};

@@ -3,6 +3,7 @@
 python -m sum_double          add on CUDA if present (else CPU), check values and gradients
                               against torch, time against torch.add
 python -m sum_double info     how this build was made and what it runs on
+python -m sum_double bench    sizes x dtypes against torch.add (see bench --help)
 """
 
 import argparse
@@ -14,12 +15,6 @@ import sum_double
 from sum_double import _C, bench
 
 _SIZES = (2**10, 2**16, 2**20, 1_000_000, 2**24)
-
-
-def _pick_device(name: str | None) -> torch.device:
-    if name is not None:
-        return torch.device(name)
-    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
 
 def _device_label(device: torch.device) -> str:
@@ -73,13 +68,17 @@ def main(argv: list[str] | None = None) -> int:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("command", nargs="?", choices=["demo", "info", "bench"], default="demo")
-    parser.add_argument("--device", help="cpu, cuda or cuda:N (default: cuda if available)")
+    parser.add_argument(
+        "--device",
+        default="cuda" if torch.cuda.is_available() else "cpu",
+        help="cpu, cuda or cuda:N (default: cuda if available)",
+    )
     args = parser.parse_args(argv)
     if args.command == "bench":  # bench has its own options, so it must come first
         parser.error("put bench first: python -m sum_double bench [options]")
     if args.command == "info":
         return info()
-    return demo(_pick_device(args.device))
+    return demo(torch.device(args.device))
 
 
 if __name__ == "__main__":

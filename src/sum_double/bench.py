@@ -81,6 +81,12 @@ def datasheet_bytes_per_s(device: torch.device) -> float | None:
     return None
 
 
+def l2_flush_buffer(device: torch.device) -> torch.Tensor:
+    """A buffer twice the L2: rewriting it evicts whatever an earlier launch left there."""
+    l2 = torch.cuda.get_device_properties(device).L2_cache_size
+    return torch.empty(2 * l2 // 4 + 1, device=device, dtype=torch.float32)
+
+
 def cuda_seconds(
     fn: Callable[[int], object], sets: int, device: torch.device, reps: int, flush: torch.Tensor
 ) -> float:
@@ -172,10 +178,7 @@ def run(
     progress: Callable[[str], None],
 ) -> list[Row]:
     peak = datasheet_bytes_per_s(device)
-    flush = None
-    if device.type == "cuda":
-        l2 = torch.cuda.get_device_properties(device).L2_cache_size
-        flush = torch.empty(2 * l2 // 4 + 1, device=device, dtype=torch.float32)
+    flush = l2_flush_buffer(device) if device.type == "cuda" else None
     name = torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"
     rows = []
     total = len(dtypes) * len(sizes)
