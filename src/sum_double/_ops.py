@@ -76,11 +76,18 @@ def _backward(ctx: object, grad: Tensor) -> tuple[Tensor, Tensor]:
 torch.library.register_autograd("sum_double::add", _backward, setup_context=_setup_context)
 
 
+def _jvp(ctx: object, a_tangent: Tensor | None, b_tangent: Tensor | None) -> Tensor:
+    if a_tangent is None or b_tangent is None:
+        return b_tangent if a_tangent is None else a_tangent
+    return a_tangent + b_tangent
+
+
 class _Add(torch.autograd.Function):
     """The registered derivative, entered straight from Python, plus the forward-mode one.
 
     The op's own autograd kernel is Python called back from the C++ dispatcher, which costs about
-    15 us a call on top of the add; entering autograd here costs about 5 us.
+    15 us a call on top of the add; entering autograd here costs less. This is the form that
+    torch.func transforms (grad, jvp, vmap) require: a separate ``setup_context``.
     """
 
     @staticmethod
@@ -90,12 +97,24 @@ class _Add(torch.autograd.Function):
 
     setup_context = staticmethod(_setup_context)
     backward = staticmethod(_backward)
+    jvp = staticmethod(_jvp)
+
+
+class _AddEager(torch.autograd.Function):
+    """:class:`_Add` in the older ``forward(ctx, ...)`` form, for calls outside torch.func.
+
+    Same forward, backward and jvp. ``Function.apply`` binds the arguments of a ``forward`` that
+    has a separate ``setup_context`` through ``inspect.signature`` on every call; this form skips
+    that, which saved about 38 us of 46 per call on a 2-core x86 machine (torch 2.14).
+    """
 
     @staticmethod
-    def jvp(ctx: object, a_tangent: Tensor | None, b_tangent: Tensor | None) -> Tensor:
-        if a_tangent is None or b_tangent is None:
-            return b_tangent if a_tangent is None else a_tangent
-        return a_tangent + b_tangent
+    def forward(ctx: object, a: Tensor, b: Tensor) -> Tensor:
+        with _below_autograd():
+            return _add(a, b)
+
+    backward = staticmethod(_backward)
+    jvp = staticmethod(_jvp)
 
 
 def add(a: Tensor, b: Tensor) -> Tensor:
@@ -136,7 +155,9 @@ def _add_eager(a: Tensor, b: Tensor) -> Tensor:
     except AttributeError:  # not tensors: the op itself raises the error that names the argument
         return _add(a, b)
     if needs_grad or _forward_ad._current_level >= 0:
-        return _Add.apply(a, b)
+        if torch._C._are_functorch_transforms_active():
+            return _Add.apply(a, b)
+        return _AddEager.apply(a, b)
     # Nothing to differentiate, backward or forward (dual tensors need no requires_grad, hence
     # the forward-AD level check): skip autograd entirely, as C++ ops do. Every other dispatch
     # key (FakeTensorMode, functionalization, ...) still sees the call.
