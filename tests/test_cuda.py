@@ -19,16 +19,18 @@ def free_bytes() -> int:
 
 
 @pytest.mark.large
+@pytest.mark.parametrize("offset", [0, 1], ids=["aligned", "misaligned"])
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32])
-def test_more_than_2_pow_31_elements(dtype: torch.dtype) -> None:
+def test_more_than_2_pow_31_elements(dtype: torch.dtype, offset: int) -> None:
     # Past int32: the launcher must switch to 64-bit indices, and the last elements (beyond
-    # 2^31) must be written too. a, b, ours and torch's: four arrays of n elements.
+    # 2^31) must be written too; in the 16-byte-pack kernel and, one element off alignment, in the
+    # scalar one. a, b, ours and torch's: four arrays of n elements.
     n = 2**31 + 17
-    needed = 4 * n * dtype.itemsize
+    needed = 4 * (n + offset) * dtype.itemsize
     if free_bytes() < needed * 1.1:
         pytest.skip(f"needs {needed / 2**30:.0f} GiB of free GPU memory")
-    a = torch.randn(n, device="cuda", dtype=dtype)
-    b = torch.randn(n, device="cuda", dtype=dtype)
+    a = torch.randn(n + offset, device="cuda", dtype=dtype)[offset:]
+    b = torch.randn(n + offset, device="cuda", dtype=dtype)[offset:]
     ref = torch.add(a, b)
     out = sum_double.add(a, b)
     assert torch.equal(out[-1000:], ref[-1000:])  # the tail past 2^31 first: cheapest to report
