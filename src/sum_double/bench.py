@@ -88,10 +88,15 @@ def l2_flush_buffer(device: torch.device) -> torch.Tensor:
 
 
 def cuda_seconds(
-    fn: Callable[[int], object], sets: int, device: torch.device, reps: int, flush: torch.Tensor
+    fn: Callable[[int], object],
+    sets: int,
+    device: torch.device,
+    reps: int,
+    flush: torch.Tensor | None,
 ) -> float:
     """Median seconds per call of ``fn(i)``: a CUDA graph of calls on sets i = 0, 1, ... is
-    replayed ``reps`` times, each replay after ``flush`` (twice the L2) has been rewritten."""
+    replayed ``reps`` times, each replay after ``flush`` (twice the L2) has been rewritten, or
+    back to back when ``flush`` is None (whatever L2 keeps from the last replay stays)."""
     calls = min(sets, _MAX_CALLS_PER_GRAPH)
     side = torch.cuda.Stream(device)
     side.wait_stream(torch.cuda.current_stream(device))
@@ -105,7 +110,8 @@ def cuda_seconds(
             fn(i)
     samples = []
     for _ in range(reps):
-        flush.zero_()  # evict the inputs from L2
+        if flush is not None:
+            flush.zero_()  # evict the inputs from L2
         start = torch.cuda.Event(enable_timing=True)
         end = torch.cuda.Event(enable_timing=True)
         start.record()
