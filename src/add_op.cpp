@@ -119,18 +119,25 @@ bool is_dense(const Tensor& t) {
   return true;
 }
 
+// torch >= 2.13 headers keep torch's own message (e.g. "CUDA out of memory") in the exception;
+// older ones (the stable ABI reaches back to 2.10) only have the check that names the failed call.
+#ifdef STABLE_TORCH_ERROR_CODE_CHECK
+#define CHECK_SHIM(call) STABLE_TORCH_ERROR_CODE_CHECK(call)
+#else
+#define CHECK_SHIM(call) TORCH_ERROR_CODE_CHECK(call)
+#endif
+
 Tensor new_tensor(const Tensor& like, const int64_t* strides) {
   // Straight to the allocator through the C shim: torch::stable::new_empty is a boxed dispatcher
   // call, which costs more host time than the whole rest of a small add.
   int32_t dtype = 0, device_type = 0, device_index = 0;
-  STABLE_TORCH_ERROR_CODE_CHECK(aoti_torch_get_dtype(like.get(), &dtype));
-  STABLE_TORCH_ERROR_CODE_CHECK(aoti_torch_get_device_type(like.get(), &device_type));
-  STABLE_TORCH_ERROR_CODE_CHECK(aoti_torch_get_device_index(like.get(), &device_index));
+  CHECK_SHIM(aoti_torch_get_dtype(like.get(), &dtype));
+  CHECK_SHIM(aoti_torch_get_device_type(like.get(), &device_type));
+  CHECK_SHIM(aoti_torch_get_device_index(like.get(), &device_index));
   const auto sizes = like.sizes();
   AtenTensorHandle out = nullptr;
-  STABLE_TORCH_ERROR_CODE_CHECK(aoti_torch_empty_strided(static_cast<int64_t>(sizes.size()),
-                                                         sizes.data(), strides, dtype, device_type,
-                                                         device_index, &out));
+  CHECK_SHIM(aoti_torch_empty_strided(static_cast<int64_t>(sizes.size()), sizes.data(), strides,
+                                      dtype, device_type, device_index, &out));
   return Tensor(out);
 }
 
