@@ -1,6 +1,7 @@
 // The launcher behind sum_double::add_cuda: picks the kernel for the pointers' alignment and the
 // index width for n. Torch-free: raw device pointers and a stream.
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 
 #include "add_kernels.cuh"
@@ -28,12 +29,51 @@ void launch(const T* a, const T* b, T* out, int64_t n, cudaStream_t stream) {
   }
 }
 
-// Measured on an H200 (benchmarks/NOTES.md). Aligned arrays: one 16-byte pack per input per
-// thread, in blocks of 1024, with a grid that covers the array. Four packs per thread lost about
-// 1%; 128- to 512-thread blocks were within the 0.3% run-to-run spread at 2^28 elements and up
-// to 1.3% slower at 2^20-2^24; evict-first cache hints changed nothing. Arrays off a 16-byte
-// boundary cannot use 128-bit accesses: four elements per thread keep enough bytes in flight (one
-// element per thread lost 24% in float32 and 49% in the 16-bit types at 2^28).
+// Threads the current GPU keeps resident at once: one wave of a grid. Cached per device: the
+// launcher runs on every call, and the answer never changes.
+int64_t wave_threads() {
+  constexpr int kMaxDevices = 64;
+  static std::atomic<int64_t> cache[kMaxDevices] = {};
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= kMaxDevices) return 0;
+  int64_t wave = cache[device].load(std::memory_order_relaxed);
+  if (wave == 0) {
+    int sms = 0, per_sm = 0;
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device);
+    wave = int64_t{sms} * per_sm;
+    cache[device].store(wave, std::memory_order_relaxed);
+  }
+  return wave;
+}
+
+// Aligned arrays: one 16-byte pack per input per thread, in blocks of 1024, with a grid that
+// covers the array; measured on an H200 (benchmarks/NOTES.md), each case against torch.add in
+// the same process:
+// - up to half a wave of packs, 256-thread blocks: 1-3% faster at 2^12-2^20 elements;
+// - between one and two waves, two packs per thread, so that one wave covers the array where
+//   one pack per thread leaves a second wave that starts only as the first drains: +2-3% at
+//   float32 2^21 and float16 2^22 (two packs per thread lost 1% at three to four waves, and
+//   four packs per thread lost about 1% at 2^28);
+// - otherwise 1024-thread blocks: +0.2-0.7% over 128-512 at 2^24-2^28.
+// Evict-first cache hints and an L2 256-byte prefetch hint changed nothing.
+template <typename T>
+void launch_aligned(const T* a, const T* b, T* out, int64_t n, cudaStream_t stream) {
+  constexpr int kElems = Pack16<T>::kSize;
+  const int64_t packs = n / kElems;
+  const int64_t wave = wave_threads();
+  if (2 * packs <= wave) {
+    launch<T, 256, 1, kElems>(a, b, out, n, stream);
+  } else if (packs > wave && packs <= 2 * wave) {
+    launch<T, 1024, 2, kElems>(a, b, out, n, stream);
+  } else {
+    launch<T, 1024, 1, kElems>(a, b, out, n, stream);
+  }
+}
+
+// Arrays off a 16-byte boundary cannot use 128-bit accesses: four elements per thread keep enough
+// bytes in flight (one element per thread lost 24% in float32 and 49% in the 16-bit types at
+// 2^28).
 template <typename T>
 cudaError_t add_typed(const void* a, const void* b, void* out, int64_t n, cudaStream_t stream) {
   const auto* pa = static_cast<const T*>(a);
@@ -41,7 +81,7 @@ cudaError_t add_typed(const void* a, const void* b, void* out, int64_t n, cudaSt
   auto* po = static_cast<T*>(out);
   const auto address = [](const void* p) { return reinterpret_cast<uintptr_t>(p); };
   if (((address(a) | address(b) | address(out)) % sizeof(Pack16<T>)) == 0) {
-    launch<T, 1024, 1, Pack16<T>::kSize>(pa, pb, po, n, stream);
+    launch_aligned(pa, pb, po, n, stream);
   } else {
     launch<T, 256, 4, 1>(pa, pb, po, n, stream);
   }

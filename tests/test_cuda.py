@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import sum_double
-from support import FLOAT_DTYPES, assert_bitwise_equal
+from support import FLOAT_DTYPES, assert_bitwise_equal, poisoned_allocations
 
 pytestmark = pytest.mark.cuda
 
@@ -35,6 +35,22 @@ def test_more_than_2_pow_31_elements(dtype: torch.dtype, offset: int) -> None:
     out = sum_double.add(a, b)
     assert torch.equal(out[-1000:], ref[-1000:])  # the tail past 2^31 first: cheapest to report
     assert torch.equal(out, ref)
+
+
+@pytest.mark.parametrize("waves", [0.25, 0.75, 1.5, 3.0])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_every_grid_shape_the_launcher_picks(dtype: torch.dtype, waves: float) -> None:
+    # The launcher's block size and packs per thread depend on how many waves of resident threads
+    # the array fills on this GPU (add_cuda.cu): one size on each side of its thresholds, plus a
+    # tail that fills no pack.
+    props = torch.cuda.get_device_properties(0)
+    wave_elements = props.multi_processor_count * props.max_threads_per_multi_processor
+    n = int(waves * wave_elements) * (16 // dtype.itemsize) + 3
+    a = torch.randn(n, device="cuda", dtype=dtype)
+    b = torch.randn(n, device="cuda", dtype=dtype)
+    with poisoned_allocations():
+        out = sum_double.add(a, b)
+    assert_bitwise_equal(out, torch.add(a, b))
 
 
 def test_side_stream_after_producer() -> None:
