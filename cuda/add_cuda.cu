@@ -65,7 +65,7 @@ void launch_aligned(const T* a, const T* b, T* out, int64_t n, cudaStream_t stre
   if (2 * packs <= wave) {
     launch<T, 256, 1, kElems>(a, b, out, n, stream);
   } else if (packs > wave && packs <= 2 * wave) {
-    launch<T, 1024, 2, kElems>(a, b, out, n, stream);
+    launch<T, 512, 2, kElems>(a, b, out, n, stream);
   } else {
     launch<T, 1024, 1, kElems>(a, b, out, n, stream);
   }
