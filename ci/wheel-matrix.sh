@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build the wheel once, with build isolation (what `pip install .` does), then install that same
 # file into fresh venvs with two torch releases and run the README's test command in each; then
-# build the CPU-only variant and test it too. Needs only python3, a C++ compiler and, for the CUDA
+# build the CPU-only variant and test it too; last, configure one build dir twice. Needs only python3, a C++ compiler and, for the CUDA
 # kernels, nvcc on PATH. A GPU is not needed: CUDA tests skip without one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,23 +24,23 @@ run_tests() {  # run_tests VENV: the README's test command, from the repo root
   (cd "$root" && "$1/bin/python" -m sum_double info && "$1/bin/python" -m pytest)
 }
 
-echo "==> [1/4] build the wheel with build isolation (pip wheel .)"
+echo "==> [1/5] build the wheel with build isolation (pip wheel .)"
 start=$SECONDS
 quiet_pip python3 -m pip wheel -q --disable-pip-version-check --no-deps -w "$work/dist" "$root"
 wheel=$(ls "$work"/dist/sum_double-*.whl)
 echo "    built $(basename "$wheel") in $((SECONDS - start)) s"
 
-echo "==> [2/4] that wheel under torch 2.14.1 (CUDA build of torch, no GPU here)"
+echo "==> [2/5] that wheel under torch 2.14.1 (CUDA build of torch, no GPU here)"
 new_venv "$work/venv-torch2.14" "torch==2.14.1" "$wheel[test]"
 run_tests "$work/venv-torch2.14"
 
-echo "==> [3/4] the same wheel under torch 2.13.0+cpu (CPU-only build of torch: no libtorch_cuda)"
+echo "==> [3/5] the same wheel under torch 2.13.0+cpu (CPU-only build of torch: no libtorch_cuda)"
 new_venv "$work/venv-torch2.13" "torch==2.13.0+cpu" "$wheel[test]"
 "$work/venv-torch2.13/bin/python" -c "import torch; assert torch.version.cuda is None, torch.__version__"
 run_tests "$work/venv-torch2.13"
 
 # Linked with a static libstdc++, as some toolchains do by default: error paths must still raise.
-echo "==> [4/4] the CPU-only build (SUM_DOUBLE_CUDA=OFF, static libstdc++), under torch 2.13.0"
+echo "==> [4/5] the CPU-only build (SUM_DOUBLE_CUDA=OFF, static libstdc++), under torch 2.13.0"
 quiet_pip "$work/venv-torch2.14/bin/pip" install -q --disable-pip-version-check \
   scikit-build-core pybind11 cmake ninja
 quiet_pip "$work/venv-torch2.14/bin/pip" wheel -q --disable-pip-version-check --no-deps \
@@ -50,4 +50,19 @@ quiet_pip "$work/venv-torch2.13/bin/pip" install -q --disable-pip-version-check 
   --force-reinstall "$work"/dist-cpu/sum_double-*.whl
 "$work/venv-torch2.13/bin/python" -c "import sum_double._C as c; assert c.cpu_only, 'not CPU-only'"
 run_tests "$work/venv-torch2.13"
+
+# A rebuild in the same build dir (pyproject's build-dir) reconfigures over a filled cache; it
+# once fell back to enable_language's sm_75-only default there.
+echo "==> [5/5] configure one build dir twice: the default CUDA architectures must survive"
+if command -v nvcc >/dev/null; then
+  bin=$work/venv-torch2.14/bin
+  for i in 1 2; do
+    "$bin/cmake" -S "$root" -B "$work/reconfigure" -G Ninja -DPython_EXECUTABLE="$bin/python" \
+      -Dpybind11_DIR="$("$bin/python" -m pybind11 --cmakedir)" >"$work/configure-$i.log"
+  done
+  grep "sum_double: CUDA" "$work/configure-1.log" "$work/configure-2.log"
+  [ "$(grep -h "sum_double: CUDA" "$work"/configure-[12].log | sort -u | wc -l)" = 1 ]
+else
+  echo "    no nvcc: nothing to check"
+fi
 echo "wheel matrix: all green"
