@@ -47,16 +47,16 @@ int64_t wave_threads() {
   return wave;
 }
 
-// Aligned arrays: one 16-byte pack per input per thread, in blocks of 1024, with a grid that
-// covers the array; measured on an H200 (benchmarks/NOTES.md), each case against torch.add in
-// the same process:
-// - up to half a wave of packs, 256-thread blocks: 1-3% faster at 2^12-2^20 elements;
-// - between one and two waves, two packs per thread, so that one wave covers the array where
-//   one pack per thread leaves a second wave that starts only as the first drains: +2-3% at
-//   float32 2^21 and float16 2^22 (two packs per thread lost 1% at three to four waves, and
-//   four packs per thread lost about 1% at 2^28);
-// - otherwise 1024-thread blocks: +0.2-0.7% over 128-512 at 2^24-2^28.
-// Evict-first cache hints and an L2 256-byte prefetch hint changed nothing.
+// Aligned arrays: a grid that covers the array, its shape chosen by how many waves it fills.
+// Measured on an H200 against torch.add in the same process (benchmarks/NOTES.md, runs 14-18):
+// - up to half a wave, one pack per thread in 256-thread blocks: 1-7% faster than 1024-thread
+//   blocks at 2^10-2^19 elements;
+// - between one and two waves, two packs per thread, so that one wave covers the array instead of
+//   a second wave starting as the first drains: +2.4% at float32 2^21 and +3% at float16 2^22. In
+//   512-thread blocks: 1024 threads x 2 packs lost 4% in bfloat16 (only there). At three to four
+//   waves two packs per thread lost 1%, and four packs per thread lost 1% at 2^28;
+// - otherwise one pack per thread in 1024-thread blocks: +0.2-0.7% over 128-512 at 2^24-2^28.
+// Evict-first and L2-prefetch cache hints changed nothing beyond the run-to-run spread.
 template <typename T>
 void launch_aligned(const T* a, const T* b, T* out, int64_t n, cudaStream_t stream) {
   constexpr int kElems = Pack16<T>::kSize;
