@@ -184,11 +184,19 @@ DType check_inputs(const Tensor& a, const Tensor& b) {
 }
 
 FlatOperands flat_operands(const Tensor& a, const Tensor& b) {
-  if (a.is_contiguous() && b.is_contiguous()) return {a, b, new_contiguous(a)};
-  if (a.strides().equals(b.strides()) && is_dense(a)) {
-    return {a, b, new_tensor(a, a.strides().data())};
+  // Only allocations can fail here. torch >= 2.13 says why (e.g. "CUDA out of memory", which the
+  // Python wrapper turns back into torch.OutOfMemoryError); older torch only names the failed
+  // call, so say what was being allocated.
+  try {
+    if (a.is_contiguous() && b.is_contiguous()) return {a, b, new_contiguous(a)};
+    if (a.strides().equals(b.strides()) && is_dense(a)) {
+      return {a, b, new_tensor(a, a.strides().data())};
+    }
+    return {torch::stable::contiguous(a), torch::stable::contiguous(b), new_contiguous(a)};
+  } catch (const std::exception& e) {
+    fail("sum_double.add(): could not allocate memory for ", shape_of(a), " ",
+         dtype_name(a.scalar_type()), " elements on ", device_name(a.device()), ": ", e.what());
   }
-  return {torch::stable::contiguous(a), torch::stable::contiguous(b), new_contiguous(a)};
 }
 
 }  // namespace sum_double::op

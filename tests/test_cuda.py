@@ -139,7 +139,7 @@ def test_out_of_memory_is_a_clear_error_and_recoverable() -> None:
     huge = torch.cuda.get_device_properties(0).total_memory
     a = torch.ones(1, device="cuda").expand(huge)
     try:
-        with pytest.raises(OOM_ERROR):
+        with pytest.raises(OOM_ERROR, match="could not allocate memory for"):
             sum_double.add(a, a)
     finally:
         del a

@@ -133,7 +133,7 @@ def add(a: Tensor, b: Tensor) -> Tensor:
         RuntimeError: if the shapes, dtypes or devices differ, the dtype is not one listed above,
             a tensor is not dense, or CUDA tensors reach a CPU-only build.
         torch.OutOfMemoryError: if the output (or a dense copy of a strided input) does not fit
-            on the GPU.
+            on the GPU (torch >= 2.13; before, a RuntimeError that names what did not fit).
     """
     # torch.compile traces the op itself (fake kernel + registered autograd).
     if torch.compiler.is_compiling():
