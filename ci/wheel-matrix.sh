@@ -6,7 +6,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
-work=${SUM_DOUBLE_CI_DIR:-$(mktemp -d)}
+if [ -n "${SUM_DOUBLE_CI_DIR:-}" ]; then
+  work=$SUM_DOUBLE_CI_DIR  # kept afterwards, for a look at the venvs and logs
+else
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT  # three venvs with torch: about 7 GB
+fi
 mkdir -p "$work"
 echo "==> working in $work"
 
