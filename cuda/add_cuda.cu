@@ -1,5 +1,5 @@
-// The launcher behind sum_double::add_cuda: picks the kernel for the pointers' alignment and the
-// index width for n. Torch-free: raw device pointers and a stream.
+// The launcher behind sum_double::add_cuda: picks the kernel for the pointers' alignment, the grid
+// shape for the size and the index width for n. Torch-free: raw device pointers and a stream.
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -29,33 +29,46 @@ void launch(const T* a, const T* b, T* out, int64_t n, cudaStream_t stream) {
   }
 }
 
-// Threads the current GPU keeps resident at once: one wave of a grid. Cached per device: the
-// launcher runs on every call, and the answer never changes.
+// Threads the current GPU keeps resident at once: one wave of a grid (SMs x resident threads per
+// SM; 132 x 2048 on an H200). Cached per device: the launcher runs on every call, and the answer
+// never changes. 0 if the device cannot be queried; the launcher then takes its default shape.
 int64_t wave_threads() {
   constexpr int kMaxDevices = 64;
   static std::atomic<int64_t> cache[kMaxDevices] = {};
   int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= kMaxDevices) return 0;
+  if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= kMaxDevices) {
+    cudaGetLastError();  // not the launch's error: add_typed() reports cudaGetLastError()
+    return 0;
+  }
   int64_t wave = cache[device].load(std::memory_order_relaxed);
   if (wave == 0) {
     int sms = 0, per_sm = 0;
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-    cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device);
+    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device) !=
+            cudaSuccess) {
+      cudaGetLastError();
+      return 0;
+    }
     wave = int64_t{sms} * per_sm;
     cache[device].store(wave, std::memory_order_relaxed);
   }
   return wave;
 }
 
-// Aligned arrays: a grid that covers the array, its shape chosen by how many waves it fills.
-// Measured on an H200 against torch.add in the same process (benchmarks/NOTES.md, runs 14-18):
+// Aligned arrays: a grid that covers the array, its shape chosen by how many waves it fills. The
+// thresholds were measured on an H200 only (benchmarks/NOTES.md, runs 14-18), each shape's speed
+// against torch.add in the same process unless said:
 // - up to half a wave, one pack per thread in 256-thread blocks: 1-7% faster than 1024-thread
-//   blocks at 2^10-2^19 elements;
+//   blocks at 2^10-2^19 elements in the 16- and 32-bit types. Near one wave they lost 1%, hence
+//   1024-thread blocks from half a wave to one;
 // - between one and two waves, two packs per thread, so that one wave covers the array instead of
-//   a second wave starting as the first drains: +2.4% at float32 2^21 and +3% at float16 2^22. In
-//   512-thread blocks: 1024 threads x 2 packs lost 4% in bfloat16 (only there). At three to four
-//   waves two packs per thread lost 1%, and four packs per thread lost 1% at 2^28;
-// - otherwise one pack per thread in 1024-thread blocks: +0.2-0.7% over 128-512 at 2^24-2^28.
+//   a second wave starting as the first drains: +2.4% at float32 2^21 and +3% at float16 2^22.
+//   In 512-thread blocks, because 1024 x 2 ran 4% slower in bfloat16 in a standalone harness
+//   (float16 and float32 matched). At three to four waves two packs per thread lost 1%, and four
+//   packs per thread lost 1% at 2^28;
+// - otherwise one pack per thread in 1024-thread blocks: in the standalone harness
+//   (benchmarks/kernel_variants.cu) 0.8-2.4% ahead of 128-512-thread blocks at 2^24, and within
+//   0.1% of the fastest at 2^28-2^29.
 // Evict-first and L2-prefetch cache hints changed nothing beyond the run-to-run spread.
 template <typename T>
 void launch_aligned(const T* a, const T* b, T* out, int64_t n, cudaStream_t stream) {
