@@ -4,12 +4,18 @@ import contextlib
 from collections.abc import Iterator
 
 import torch
+from torch.torch_version import TorchVersion
 
 import sum_double
 
 HAS_CUDA = torch.cuda.is_available()
 CUDA_BUILD = not sum_double._C.cpu_only
 FLOAT_DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
+# Errors cross the stable ABI as codes. torch's own reason for one (e.g. "CUDA out of memory")
+# comes along only if the module was built against torch >= 2.13 headers and runs on torch >= 2.13.
+TORCH_REASON_CROSSES = (
+    min(TorchVersion(torch.__version__), TorchVersion(sum_double._C.built_with_torch)) >= "2.13"
+)
 _BITS = {
     torch.float16: torch.int16,
     torch.bfloat16: torch.int16,

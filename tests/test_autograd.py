@@ -5,7 +5,7 @@ import torch
 import torch.autograd.forward_ad as fwAD
 
 import sum_double
-from support import FLOAT_DTYPES
+from support import FLOAT_DTYPES, assert_bitwise_equal
 
 # The two ways in: the public wrapper (which picks the cheapest autograd route) and the op itself
 # (fake kernel + registered autograd, what torch.compile sees).
@@ -76,6 +76,21 @@ def test_torch_func_transforms(device: str) -> None:
     assert torch.equal(grad, torch.ones_like(x))
     _, tangent = torch.func.jvp(lambda x: sum_double.add(x, y), (x,), (t,))
     assert torch.equal(tangent, t)
+
+
+def test_vmap(device: str) -> None:
+    # The op's vmap rule (no per-example loop: that fallback warns, and warnings fail the suite).
+    x, y = torch.randn(3, 5, device=device), torch.randn(3, 5, device=device)
+    row = torch.randn(5, device=device)
+    assert_bitwise_equal(torch.func.vmap(sum_double.add)(x, y), torch.add(x, y))
+    assert_bitwise_equal(torch.func.vmap(sum_double.add, in_dims=(0, None))(x, row), x + row)
+    xt, yt = x.t().contiguous(), y.t().contiguous()
+    assert_bitwise_equal(torch.func.vmap(sum_double.add, in_dims=(1, 1))(xt, yt), x + y)
+    # vmap over grad and jacrev: the autograd.Function under vmap.
+    per_example = torch.func.vmap(torch.func.grad(lambda x, y: sum_double.add(x, y).sum()))
+    assert torch.equal(per_example(x, y), torch.ones_like(x))
+    jacobian = torch.func.jacrev(sum_double.add)(row, row)
+    assert torch.equal(jacobian, torch.eye(5, device=device))
 
 
 @pytest.mark.parametrize("add", ROUTES)

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import sum_double
-from support import FLOAT_DTYPES, assert_bitwise_equal, poisoned_allocations
+from support import FLOAT_DTYPES, TORCH_REASON_CROSSES, assert_bitwise_equal, poisoned_allocations
 
 pytestmark = pytest.mark.cuda
 
@@ -129,9 +129,9 @@ def test_threads_on_their_own_streams() -> None:
     assert not errors, errors[0]
 
 
-# Errors cross the stable ABI as codes. From torch 2.13 the message survives and the wrapper
-# restores the type; before, torch's message stays behind and only a RuntimeError arrives.
-OOM_ERROR = torch.OutOfMemoryError if torch.__version__ >= "2.13" else RuntimeError
+# The wrapper restores torch.OutOfMemoryError from torch's reason; without it a RuntimeError
+# arrives, which still says what could not be allocated.
+OOM_ERROR = torch.OutOfMemoryError if TORCH_REASON_CROSSES else RuntimeError
 
 
 def test_out_of_memory_is_a_clear_error_and_recoverable() -> None:
