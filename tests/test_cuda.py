@@ -37,15 +37,31 @@ def test_more_than_2_pow_31_elements(dtype: torch.dtype, offset: int) -> None:
     assert torch.equal(out, ref)
 
 
-@pytest.mark.parametrize("waves", [0.25, 0.75, 1.5, 3.0])
+# (waves, extra packs): inside each band of the launcher and on both sides of each threshold.
+GRID_SIZES = [
+    (0.25, 0),
+    (0.5, 0),
+    (0.5, 1),
+    (0.75, 0),
+    (1, 0),
+    (1, 1),
+    (1.5, 0),
+    (2, 0),
+    (2, 1),
+    (3, 0),
+]
+
+
+@pytest.mark.parametrize(("waves", "extra"), GRID_SIZES, ids=str)
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
-def test_every_grid_shape_the_launcher_picks(dtype: torch.dtype, waves: float) -> None:
+def test_every_grid_shape_the_launcher_picks(dtype: torch.dtype, waves: float, extra: int) -> None:
     # The launcher's block size and packs per thread depend on how many waves of resident threads
-    # the array fills on this GPU (add_cuda.cu): one size on each side of its thresholds, plus a
-    # tail that fills no pack.
+    # the array fills on this GPU (add_cuda.cu). Each size here, plus a tail that fills no pack,
+    # must come out right whatever shape it gets (which shape that is, is a matter of speed).
     props = torch.cuda.get_device_properties(0)
-    wave_elements = props.multi_processor_count * props.max_threads_per_multi_processor
-    n = int(waves * wave_elements) * (16 // dtype.itemsize) + 3
+    wave_packs = props.multi_processor_count * props.max_threads_per_multi_processor
+    per_pack = 16 // dtype.itemsize
+    n = (int(waves * wave_packs) + extra) * per_pack + per_pack - 1
     a = torch.randn(n, device="cuda", dtype=dtype)
     b = torch.randn(n, device="cuda", dtype=dtype)
     with poisoned_allocations():
