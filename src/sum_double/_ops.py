@@ -125,8 +125,7 @@ class _AddEager(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx: object, a: Tensor, b: Tensor) -> Tensor:
-        with _below_autograd():
-            return _add(a, b)
+        return _Add.forward(a, b)
 
     backward = staticmethod(_backward)
     jvp = staticmethod(_jvp)
