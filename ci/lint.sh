@@ -3,7 +3,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-tools=${SUM_DOUBLE_LINT_VENV:-$(mktemp -d)/lint-venv}
+if [ -n "${SUM_DOUBLE_LINT_VENV:-}" ]; then
+  tools=$SUM_DOUBLE_LINT_VENV
+else
+  scratch=$(mktemp -d)
+  trap 'rm -rf "$scratch"' EXIT
+  tools=$scratch/lint-venv
+fi
 python3 -m venv "$tools"
 "$tools/bin/pip" install -q --disable-pip-version-check ruff==0.17.6 clang-format==23.1.5 \
   2> >(grep -v "is ignored: it is neither a file nor a directory" >&2)
