@@ -16,7 +16,7 @@ from collections.abc import Callable
 import torch
 
 import sum_double
-from sum_double.bench import cuda_seconds, l2_flush_buffer
+from sum_double.bench import cuda_seconds, input_sets, l2_flush_buffer
 
 
 def fwd_bwd_seconds(add, n: int, reps: int, steps: int = 5) -> float:
@@ -40,13 +40,6 @@ def fwd_bwd_seconds(add, n: int, reps: int, steps: int = 5) -> float:
         end.synchronize()
         samples.append(start.elapsed_time(end) / 1e3 / steps)
     return statistics.median(samples)
-
-
-# Up to this many bytes of inputs and outputs per case, in up to 20 input sets that one graph
-# replay walks through (bench.py's budget and cap): a single set would time one launch per replay,
-# start-up and the L2 flush's write-back included.
-_BUDGET_BYTES = 4 << 30
-_MAX_SETS = 20
 
 
 def forward_cases() -> dict[str, Callable[[], tuple[torch.Tensor, torch.Tensor]]]:
@@ -95,17 +88,19 @@ def main() -> None:
     print(f"{'case':<34} {'calls':>5} {'sum_double':>12} {'torch':>12} {'speed':>7} {'GB/s':>7}")
     for name, make in forward_cases().items():
         first = make()
-        set_bytes = 3 * first[0].numel() * first[0].element_size()
-        sets = max(1, min(_MAX_SETS, _BUDGET_BYTES // set_bytes))
+        # Rotating sets, as the bench does: one set would time a single launch per replay, its
+        # start-up and the L2 flush's write-back included.
+        sets = input_sets(3 * first[0].numel() * first[0].element_size(), device)
         inputs = [first] + [make() for _ in range(sets - 1)]
         forward_row(name, inputs, args.reps, flush)
         del first, inputs
         torch.cuda.empty_cache()
     # The same inputs back to back with no flush: what a benchmark that forgets L2 would report.
     # At 2^24 (192 MB a call, L2 60 MB) only what the last call left in L2 can be reused.
-    warm = [(torch.randn(2**24, device=device), torch.randn(2**24, device=device))] * _MAX_SETS
+    pair = (torch.randn(2**24, device=device), torch.randn(2**24, device=device))
+    warm = [pair] * input_sets(3 * 2**24 * 4, device)  # as many calls per replay as the rows above
     forward_row("n=2^24, same inputs, no flush", warm, args.reps, None)
-    del warm
+    del pair, warm
     ours = fwd_bwd_seconds(sum_double.add, 2**26, args.reps)
     ref = fwd_bwd_seconds(torch.add, 2**26, args.reps)
     print(

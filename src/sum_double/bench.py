@@ -87,6 +87,13 @@ def l2_flush_buffer(device: torch.device) -> torch.Tensor:
     return torch.empty(2 * l2 // 4 + 1, device=device, dtype=torch.float32)
 
 
+def input_sets(set_bytes: int, device: torch.device) -> int:
+    """How many input sets of ``set_bytes`` (inputs and output) to rotate through: as many as one
+    graph replays, within the device's memory budget, and at least one."""
+    budget = _SET_BUDGET_BYTES["cuda" if device.type == "cuda" else "cpu"]
+    return max(1, min(_MAX_CALLS_PER_GRAPH, budget // max(set_bytes, 1)))
+
+
 def cuda_seconds(
     fn: Callable[[int], object],
     sets: int,
@@ -142,9 +149,7 @@ def measure(
     dtype: torch.dtype, n: int, device: torch.device, reps: int, flush: torch.Tensor | None
 ) -> tuple[float, float, float | None]:
     """Median seconds per call of sum_double.add, torch.add and (on CUDA) the r+w ceiling."""
-    set_bytes = 3 * n * dtype.itemsize
-    budget = _SET_BUDGET_BYTES["cuda" if device.type == "cuda" else "cpu"]
-    sets = max(1, min(_MAX_CALLS_PER_GRAPH, budget // max(set_bytes, 1)))
+    sets = input_sets(3 * n * dtype.itemsize, device)
     a = [torch.randn(n, device=device, dtype=dtype) for _ in range(sets)]
     b = [torch.randn(n, device=device, dtype=dtype) for _ in range(sets)]
     if not torch.equal(sum_double.add(a[0], b[0]), torch.add(a[0], b[0])):  # time the right thing
