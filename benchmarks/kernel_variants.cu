@@ -40,6 +40,35 @@ __global__ void grid_stride(const T* a, const T* b, T* out, int64_t n) {
   }
 }
 
+// add_kernel's 1024 x 1 configuration with each 16-byte load asking L2 to fetch the whole 256-byte
+// block around it (the PTX prefetch-size hint). A warp already reads 512 contiguous bytes per
+// input, so this can only help if DRAM serves larger requests better. Timing only: no tail.
+__device__ __forceinline__ uint4 load_prefetch_256(const void* p) {
+  uint4 v;
+  asm volatile("ld.global.nc.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(p));
+  return v;
+}
+
+template <typename T>
+__global__ void __launch_bounds__(1024)
+    prefetch_256(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ out, int32_t n) {
+  using P = k::Pack16<T>;
+  const int32_t i = static_cast<int32_t>(blockIdx.x) * 1024 + threadIdx.x;
+  if (i < n / P::kSize) {
+    const uint4 ra = load_prefetch_256(reinterpret_cast<const P*>(a) + i);
+    const uint4 rb = load_prefetch_256(reinterpret_cast<const P*>(b) + i);
+    P x, y, r;
+    static_assert(sizeof(P) == sizeof(uint4));
+    memcpy(&x, &ra, sizeof(P));
+    memcpy(&y, &rb, sizeof(P));
+#pragma unroll
+    for (int e = 0; e < P::kSize; ++e) r.v[e] = k::add_one(x.v[e], y.v[e]);
+    reinterpret_cast<P*>(out)[i] = r;
+  }
+}
+
 struct Buffers {
   std::vector<void*> a, b, out;
 };
@@ -71,16 +100,14 @@ double median_us(const Buffers& buf, int64_t n, const std::function<void(int, in
   return us[30];
 }
 
-// add_kernel on set `set`, with `shift` elements cut off the front of every array (1: the
-// misaligned case, which needs kElems = 1).
-template <typename T, int kThreads, int kUnroll, int kElems, k::L2Fetch kFetch>
-void add(const Buffers& buf, int set, int64_t n, int shift = 0) {
-  const int64_t m = n - shift;
-  const int64_t per_block = int64_t{kThreads} * kUnroll * kElems;
-  const auto blocks = static_cast<unsigned>(std::max<int64_t>(1, (m + per_block - 1) / per_block));
-  k::add_kernel<T, int32_t, kThreads, kUnroll, kElems, kFetch><<<blocks, kThreads>>>(
-      static_cast<const T*>(buf.a[set]) + shift, static_cast<const T*>(buf.b[set]) + shift,
-      static_cast<T*>(buf.out[set]), static_cast<int32_t>(m));
+template <typename T, int kThreads, int kUnroll>
+void packed(const Buffers& buf, int set, int64_t n) {
+  const int64_t packs = n / k::Pack16<T>::kSize;
+  const auto blocks = static_cast<unsigned>(
+      std::max<int64_t>(1, (packs + kThreads * kUnroll - 1) / (kThreads * kUnroll)));
+  k::add_kernel<T, int32_t, kThreads, kUnroll, k::Pack16<T>::kSize>
+      <<<blocks, kThreads>>>(static_cast<const T*>(buf.a[set]), static_cast<const T*>(buf.b[set]),
+                             static_cast<T*>(buf.out[set]), static_cast<int32_t>(n));
 }
 
 template <typename T>
@@ -99,7 +126,7 @@ void run(const char* dtype, int64_t n, int sm_count) {
   }
   const double moved = 3.0 * bytes;
   const auto report = [&](const std::string& name, double us, double factor = 1.0) {
-    std::printf("%-9s n=2^%-5.2f %-30s %9.2f us %8.1f GB/s\n", dtype, std::log2(double(n)),
+    std::printf("%-9s n=2^%-5.2f %-24s %9.2f us %8.1f GB/s\n", dtype, std::log2(double(n)),
                 name.c_str(), us, moved * factor / us / 1e3);
   };
   report("copy (memcpy, 2 passes)",
@@ -114,26 +141,34 @@ void run(const char* dtype, int64_t n, int sm_count) {
                                                   static_cast<const T*>(buf.b[s]),
                                                   static_cast<T*>(buf.out[s]), m);
          }));
-  // The aligned rows as shipped (L2::256B fetch hint) unless they say "plain loads".
-  constexpr int kPack = k::Pack16<T>::kSize;
-  constexpr auto kHint = k::L2Fetch::k256B, kPlain = k::L2Fetch::kPlain;
-#define VARIANT(NAME, ...) \
-  report(NAME, median_us(buf, n, [&](int s, int64_t m) { add<T, __VA_ARGS__>(buf, s, m); }))
-#define MISALIGNED(NAME, ...) \
-  report(NAME, median_us(buf, n, [&](int s, int64_t m) { add<T, __VA_ARGS__>(buf, s, m, 1); }))
-  VARIANT("packed 128x1", 128, 1, kPack, kHint);
-  VARIANT("packed 256x1", 256, 1, kPack, kHint);
-  VARIANT("packed 512x1", 512, 1, kPack, kHint);
-  VARIANT("packed 1024x1", 1024, 1, kPack, kHint);
-  VARIANT("packed 512x2", 512, 2, kPack, kHint);
-  VARIANT("packed 256x4", 256, 4, kPack, kHint);
-  VARIANT("packed 256x1, plain loads", 256, 1, kPack, kPlain);
-  VARIANT("packed 512x2, plain loads", 512, 2, kPack, kPlain);
-  VARIANT("packed 1024x1, plain loads", 1024, 1, kPack, kPlain);
-  MISALIGNED("scalar 256x4, misaligned", 256, 4, 1, kPlain);
-  MISALIGNED("scalar 256x4, misal., L2::256B", 256, 4, 1, kHint);
-  MISALIGNED("scalar 256x1, misaligned", 256, 1, 1, kPlain);
-#undef MISALIGNED
+#define VARIANT(THREADS, UNROLL)         \
+  report("packed " #THREADS "x" #UNROLL, \
+         median_us(buf, n, [&](int s, int64_t m) { packed<T, THREADS, UNROLL>(buf, s, m); }))
+  VARIANT(128, 1);
+  VARIANT(256, 1);
+  VARIANT(512, 1);
+  VARIANT(1024, 1);
+  VARIANT(256, 2);
+  VARIANT(256, 4);
+  report("packed 1024x1, L2::256B", median_us(buf, n, [&](int s, int64_t m) {
+           const auto blocks =
+               static_cast<unsigned>(std::max<int64_t>(1, (m / k::Pack16<T>::kSize + 1023) / 1024));
+           prefetch_256<T><<<blocks, 1024>>>(static_cast<const T*>(buf.a[s]),
+                                             static_cast<const T*>(buf.b[s]),
+                                             static_cast<T*>(buf.out[s]), static_cast<int32_t>(m));
+         }));
+  report("scalar 256x4, misaligned", median_us(buf, n, [&](int s, int64_t m) {
+           const auto blocks = static_cast<unsigned>((m - 1 + 1023) / 1024);
+           k::add_kernel<T, int32_t, 256, 4, 1><<<blocks, 256>>>(
+               static_cast<const T*>(buf.a[s]) + 1, static_cast<const T*>(buf.b[s]) + 1,
+               static_cast<T*>(buf.out[s]), static_cast<int32_t>(m - 1));
+         }));
+  report("scalar 256x1, misaligned", median_us(buf, n, [&](int s, int64_t m) {
+           const auto blocks = static_cast<unsigned>((m - 1 + 255) / 256);
+           k::add_kernel<T, int32_t, 256, 1, 1><<<blocks, 256>>>(
+               static_cast<const T*>(buf.a[s]) + 1, static_cast<const T*>(buf.b[s]) + 1,
+               static_cast<T*>(buf.out[s]), static_cast<int32_t>(m - 1));
+         }));
 #undef VARIANT
   for (int s = 0; s < sets; ++s) {
     CHECK(cudaFree(buf.a[s]));

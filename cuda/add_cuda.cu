@@ -10,22 +10,21 @@
 namespace sum_double {
 namespace {
 
-using kernels::L2Fetch;
 using kernels::Pack16;
 
 int64_t div_up(int64_t x, int64_t y) { return (x + y - 1) / y; }
 
 // One launch of add_kernel with int32 indices when every index it forms (n plus one block of
 // slack) fits, int64 otherwise.
-template <typename T, int kThreads, int kUnroll, int kElems, L2Fetch kFetch>
+template <typename T, int kThreads, int kUnroll, int kElems>
 void launch(const T* a, const T* b, T* out, int64_t n, cudaStream_t stream) {
   constexpr int64_t kPerBlock = int64_t{kThreads} * kUnroll * kElems;
   const auto blocks = static_cast<unsigned>(std::max<int64_t>(1, div_up(n, kPerBlock)));
   if (n <= INT32_MAX - kPerBlock) {
-    kernels::add_kernel<T, int32_t, kThreads, kUnroll, kElems, kFetch>
+    kernels::add_kernel<T, int32_t, kThreads, kUnroll, kElems>
         <<<blocks, kThreads, 0, stream>>>(a, b, out, static_cast<int32_t>(n));
   } else {
-    kernels::add_kernel<T, int64_t, kThreads, kUnroll, kElems, kFetch>
+    kernels::add_kernel<T, int64_t, kThreads, kUnroll, kElems>
         <<<blocks, kThreads, 0, stream>>>(a, b, out, n);
   }
 }
@@ -70,20 +69,18 @@ int64_t wave_threads() {
 // - otherwise one pack per thread in 1024-thread blocks: in the standalone harness
 //   (benchmarks/kernel_variants.cu) 0.8-2.4% ahead of 128-512-thread blocks at 2^24, and within
 //   0.1% of the fastest at 2^28-2^29.
-// Every shape loads with the L2 256-byte fetch hint: +0.1-0.4% at 2^27-2^29 elements in all four
-// dtypes, in each of five runs of the harness (runs 12-20). Evict-first hints changed nothing.
+// Evict-first and L2-prefetch cache hints changed nothing beyond the run-to-run spread.
 template <typename T>
 void launch_aligned(const T* a, const T* b, T* out, int64_t n, cudaStream_t stream) {
   constexpr int kElems = Pack16<T>::kSize;
-  constexpr auto kFetch = L2Fetch::k256B;
   const int64_t packs = n / kElems;
   const int64_t wave = wave_threads();
   if (2 * packs <= wave) {
-    launch<T, 256, 1, kElems, kFetch>(a, b, out, n, stream);
+    launch<T, 256, 1, kElems>(a, b, out, n, stream);
   } else if (packs > wave && packs <= 2 * wave) {
-    launch<T, 512, 2, kElems, kFetch>(a, b, out, n, stream);
+    launch<T, 512, 2, kElems>(a, b, out, n, stream);
   } else {
-    launch<T, 1024, 1, kElems, kFetch>(a, b, out, n, stream);
+    launch<T, 1024, 1, kElems>(a, b, out, n, stream);
   }
 }
 
@@ -99,7 +96,7 @@ cudaError_t add_typed(const void* a, const void* b, void* out, int64_t n, cudaSt
   if (((address(a) | address(b) | address(out)) % sizeof(Pack16<T>)) == 0) {
     launch_aligned(pa, pb, po, n, stream);
   } else {
-    launch<T, 256, 4, 1, L2Fetch::kPlain>(pa, pb, po, n, stream);
+    launch<T, 256, 4, 1>(pa, pb, po, n, stream);
   }
   return cudaGetLastError();
 }

@@ -6,7 +6,6 @@
 #include <cuda_fp16.h>
 
 #include <cstdint>
-#include <cstring>
 
 namespace sum_double::kernels {
 
@@ -43,51 +42,12 @@ struct alignas(sizeof(T) * kElems) Pack {
 template <typename T>
 using Pack16 = Pack<T, 16 / sizeof(T)>;
 
-// How add_kernel reads its inputs. k256B adds the PTX prefetch-size hint, which asks L2 to fetch
-// the whole 256-byte block around each access from DRAM rather than the 32-byte sectors the warp
-// touches; GPUs before sm_80 do not have it and load plainly.
-enum class L2Fetch { kPlain, k256B };
-
-template <L2Fetch kFetch, typename P>
-__device__ __forceinline__ P load(const P* p) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  if constexpr (kFetch == L2Fetch::k256B) {
-    // .nc (the read-only path, as for __ldg) is safe because add_kernel's inputs never alias its
-    // output. Not volatile: the compiler may still schedule these loads like any other.
-    const size_t at = __cvta_generic_to_global(p);
-    P v;
-    if constexpr (sizeof(P) == 16) {
-      uint4 r;
-      asm("ld.global.nc.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
-          : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
-          : "l"(at));
-      memcpy(&v, &r, sizeof(v));
-    } else if constexpr (sizeof(P) == 8) {
-      uint64_t r;
-      asm("ld.global.nc.L2::256B.u64 %0, [%1];" : "=l"(r) : "l"(at));
-      memcpy(&v, &r, sizeof(v));
-    } else if constexpr (sizeof(P) == 4) {
-      uint32_t r;
-      asm("ld.global.nc.L2::256B.u32 %0, [%1];" : "=r"(r) : "l"(at));
-      memcpy(&v, &r, sizeof(v));
-    } else {
-      static_assert(sizeof(P) == 2, "loads are 2, 4, 8 or 16 bytes");
-      uint16_t r;
-      asm("ld.global.nc.L2::256B.u16 %0, [%1];" : "=h"(r) : "l"(at));
-      memcpy(&v, &r, sizeof(v));
-    }
-    return v;
-  }
-#endif
-  return *p;
-}
-
 // out[i] = a[i] + b[i] for i < n, on arrays aligned to sizeof(Pack<T, kElems>). Each thread adds
 // kUnroll packs, kThreads apart (so a warp's accesses stay contiguous), and issues all of their
 // loads before the first add. Block 0 also adds the tail that does not fill a pack, so one launch
 // covers any n. Index is int32 whenever n allows it: 64-bit index arithmetic costs registers and
-// instructions on the hot path. kFetch: how the inputs are loaded (L2Fetch above).
-template <typename T, typename Index, int kThreads, int kUnroll, int kElems, L2Fetch kFetch>
+// instructions on the hot path.
+template <typename T, typename Index, int kThreads, int kUnroll, int kElems>
 __global__ void __launch_bounds__(kThreads)
     add_kernel(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ out, Index n) {
   using P = Pack<T, kElems>;
@@ -102,8 +62,8 @@ __global__ void __launch_bounds__(kThreads)
   for (int u = 0; u < kUnroll; ++u) {
     const Index i = first + u * kThreads;
     if (i < packs) {
-      x[u] = load<kFetch>(pa + i);
-      y[u] = load<kFetch>(pb + i);
+      x[u] = pa[i];
+      y[u] = pb[i];
     }
   }
 #pragma unroll
