@@ -148,7 +148,7 @@ void run(const char* dtype, int64_t n, int sm_count) {
   VARIANT(256, 1);
   VARIANT(512, 1);
   VARIANT(1024, 1);
-  VARIANT(256, 2);
+  VARIANT(512, 2);
   VARIANT(256, 4);
   report("packed 1024x1, L2::256B", median_us(buf, n, [&](int s, int64_t m) {
            const auto blocks =
