@@ -69,7 +69,8 @@ int64_t wave_threads() {
 // - otherwise one pack per thread in 1024-thread blocks: in the standalone harness
 //   (benchmarks/kernel_variants.cu) 0.8-2.4% ahead of 128-512-thread blocks at 2^24, and within
 //   0.1% of the fastest at 2^28-2^29.
-// Evict-first and L2-prefetch cache hints changed nothing beyond the run-to-run spread.
+// Cache hints did not pay: evict-first changed nothing; the L2 256-byte fetch hint gained 0.2% at
+// 2^28 elements and lost 3-4% at 2^21-2^23.
 template <typename T>
 void launch_aligned(const T* a, const T* b, T* out, int64_t n, cudaStream_t stream) {
   constexpr int kElems = Pack16<T>::kSize;
