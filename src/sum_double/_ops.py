@@ -3,9 +3,15 @@
 import torch
 import torch.autograd.forward_ad as _forward_ad
 from torch import Tensor
+from torch.torch_version import TorchVersion
+
+from . import _C
 
 _add = torch.ops.sum_double.add.default
 _below_autograd = torch._C._AutoDispatchBelowAutograd
+# Errors cross the stable ABI as codes. torch's reason for one ("CUDA out of memory", ...) comes
+# along only when this module was built against torch >= 2.13 and runs on torch >= 2.13.
+_REASON_CROSSES = min(TorchVersion(torch.__version__), TorchVersion(_C.built_with_torch)) >= "2.13"
 
 
 def _is_dense(t: Tensor) -> bool:
@@ -148,8 +154,8 @@ def add(a: Tensor, b: Tensor) -> Tensor:
         RuntimeError: if the shapes, dtypes or devices differ, the dtype is not one listed above,
             a tensor is not dense, or CUDA tensors reach a CPU-only build.
         torch.OutOfMemoryError: if the output (or a dense copy of a strided input) does not fit
-            on the GPU (built against and running on torch >= 2.13; otherwise a RuntimeError
-            that says what did not fit).
+            on the GPU. The message says what did not fit, and with torch >= 2.13 (built against
+            and running on) also torch's account of the GPU's memory.
     """
     # torch.compile traces the op itself (fake kernel + registered autograd).
     if torch.compiler.is_compiling():
@@ -158,11 +164,27 @@ def add(a: Tensor, b: Tensor) -> Tensor:
         return _add_eager(a, b)
     except RuntimeError as e:
         # The stable ABI carries errors across as codes, so torch's OutOfMemoryError arrives as a
-        # plain RuntimeError (with torch's message); give it its type back for callers that
-        # catch it.
-        if "CUDA out of memory" in str(e):
+        # plain RuntimeError; give it its type back for callers that catch it.
+        if _out_of_memory(e, a):
             raise torch.OutOfMemoryError(str(e)) from None
         raise
+
+
+def _out_of_memory(error: RuntimeError, a: Tensor) -> bool:
+    """Whether ``error`` from the op is the GPU running out of memory.
+
+    With torch's reason, the reason says so. Without it (torch < 2.13), the op still reports that
+    an allocation failed; on a GPU that is out-of-memory unless the GPU has an earlier error
+    pending, which fails every allocation that reaches the driver. Synchronizing raises that error,
+    so the caller sees it instead of a wrong OutOfMemoryError.
+    """
+    message = str(error)
+    if "CUDA out of memory" in message:
+        return True
+    if _REASON_CROSSES or "could not allocate memory for" not in message or not a.is_cuda:
+        return False
+    torch.cuda.synchronize(a.device)
+    return True
 
 
 def _add_eager(a: Tensor, b: Tensor) -> Tensor:
