@@ -3,6 +3,9 @@
 Every test here needs a GPU; on a machine without one they are skipped (conftest.py).
 """
 
+import subprocess
+import sys
+import textwrap
 import threading
 
 import pytest
@@ -159,5 +162,37 @@ def test_out_of_memory_is_a_clear_error_and_recoverable() -> None:
     assert f"could not allocate memory for [{huge}] torch.float32 elements on cuda:0" in message
     if TORCH_REASON_CROSSES:
         assert "CUDA out of memory" in message
+
+
+# In a child process: a device-side assert leaves the CUDA context unusable for the rest of it.
+_ALLOCATE_AFTER_A_GPU_ERROR = """
+import torch, sum_double
+a = torch.ones(1, device="cuda").expand(2**20)
+x = torch.zeros(1, device="cuda")
+try:
+    x[torch.tensor([5], device="cuda")] = 1.0  # out of bounds: a device-side assert
+    torch.cuda.synchronize()
+except RuntimeError:
+    pass
+try:
+    sum_double.add(a, a)
+except torch.OutOfMemoryError as e:
+    print("OutOfMemoryError:", e)
+except RuntimeError as e:
+    print("RuntimeError:", e)
+"""
+
+
+def test_allocation_after_an_earlier_gpu_error_is_that_error() -> None:
+    # With an error pending, every allocation that reaches the driver fails. The op must report
+    # that error, not an out-of-memory (which, without torch's reason, is the usual cause).
+    child = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(_ALLOCATE_AFTER_A_GPU_ERROR)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert child.stdout.startswith("RuntimeError:"), child.stdout + child.stderr
+    assert "device-side assert" in child.stdout
     x, y = torch.randn(1000, device="cuda"), torch.randn(1000, device="cuda")
     assert_bitwise_equal(sum_double.add(x, y), torch.add(x, y))
