@@ -3,6 +3,7 @@
 import os
 
 import pytest
+import torch
 from hypothesis import settings
 
 from support import CUDA_BUILD, HAS_CUDA
@@ -24,6 +25,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "cuda" in item.keywords and not (HAS_CUDA and CUDA_BUILD):
             item.add_marker(skip)
+
+
+def pytest_make_parametrize_id(config: pytest.Config, val: object, argname: str) -> str | None:
+    # Test ids say float16, not dtype0.
+    return str(val).removeprefix("torch.") if isinstance(val, torch.dtype) else None
 
 
 @pytest.fixture(params=DEVICES)
