@@ -182,12 +182,16 @@ int main() {
   CHECK(cudaGetDeviceProperties(&prop, 0));
   std::printf("%s, %d SMs, L2 %d MB\n", prop.name, prop.multiProcessorCount,
               prop.l2CacheSize >> 20);
+  // 2^21 float32 and 2^22 in the 16-bit types: between one and two waves on an H200, where the
+  // launcher ships 512x2.
   for (int64_t n : {int64_t{1} << 16, int64_t{1} << 18, int64_t{1} << 20, int64_t{1000000},
-                    int64_t{1} << 24, int64_t{1} << 28, int64_t{1} << 29}) {
+                    int64_t{1} << 21, int64_t{1} << 24, int64_t{1} << 28, int64_t{1} << 29}) {
     run<float>("float32", n, prop.multiProcessorCount);
   }
-  run<__nv_bfloat16>("bfloat16", int64_t{1} << 28, prop.multiProcessorCount);
-  run<__half>("float16", int64_t{1} << 28, prop.multiProcessorCount);
+  for (int64_t n : {int64_t{1} << 22, int64_t{1} << 28}) {
+    run<__nv_bfloat16>("bfloat16", n, prop.multiProcessorCount);
+    run<__half>("float16", n, prop.multiProcessorCount);
+  }
   run<double>("float64", int64_t{1} << 27, prop.multiProcessorCount);
   return 0;
 }

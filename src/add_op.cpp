@@ -184,9 +184,10 @@ DType check_inputs(const Tensor& a, const Tensor& b) {
 }
 
 FlatOperands flat_operands(const Tensor& a, const Tensor& b) {
-  // Only allocations can fail here. torch >= 2.13 says why (e.g. "CUDA out of memory", which the
-  // Python wrapper turns back into torch.OutOfMemoryError); older torch only names the failed
-  // call, so say what was being allocated.
+  // Allocations fail here, and the copies that make strided inputs dense could, but only on a GPU
+  // already broken by an earlier error. torch >= 2.13 says why (e.g. "CUDA out of memory"); older
+  // torch only names the failed call, so say what was being allocated. The Python wrapper turns
+  // either into torch.OutOfMemoryError, or raises the earlier error.
   try {
     if (a.is_contiguous() && b.is_contiguous()) return {a, b, new_contiguous(a)};
     if (a.strides().equals(b.strides()) && is_dense(a)) {

@@ -162,6 +162,8 @@ def test_out_of_memory_is_a_clear_error_and_recoverable() -> None:
     assert f"could not allocate memory for [{huge}] torch.float32 elements on cuda:0" in message
     if TORCH_REASON_CROSSES:
         assert "CUDA out of memory" in message
+    x, y = torch.randn(1000, device="cuda"), torch.randn(1000, device="cuda")
+    assert_bitwise_equal(sum_double.add(x, y), torch.add(x, y))
 
 
 # In a child process: a device-side assert leaves the CUDA context unusable for the rest of it.
@@ -194,5 +196,3 @@ def test_allocation_after_an_earlier_gpu_error_is_that_error() -> None:
     )
     assert child.stdout.startswith("RuntimeError:"), child.stdout + child.stderr
     assert "device-side assert" in child.stdout
-    x, y = torch.randn(1000, device="cuda"), torch.randn(1000, device="cuda")
-    assert_bitwise_equal(sum_double.add(x, y), torch.add(x, y))

@@ -257,6 +257,7 @@ def test_allocation_failure_is_an_exception() -> None:
     a = torch.ones(1).expand(2**50)
     with pytest.raises(RuntimeError) as info:
         sum_double.add(a, a)
+    assert type(info.value) is RuntimeError  # not OutOfMemoryError: that one is for GPUs
     message = str(info.value)
     assert (
         "could not allocate memory for [1125899906842624] torch.float32 elements on cpu" in message

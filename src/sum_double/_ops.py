@@ -155,7 +155,10 @@ def add(a: Tensor, b: Tensor) -> Tensor:
             a tensor is not dense, or CUDA tensors reach a CPU-only build.
         torch.OutOfMemoryError: if the output (or a dense copy of a strided input) does not fit
             on the GPU. The message says what did not fit, and with torch >= 2.13 (built against
-            and running on) also torch's account of the GPU's memory.
+            and running on) also torch's account of the GPU's memory. In a compiled graph, and
+            through ``torch.ops.sum_double.add``, it arrives as a RuntimeError.
+        torch.AcceleratorError: an error that an earlier GPU call left pending, found when an
+            allocation failed (on torch < 2.13, which does not pass torch's reason through).
     """
     # torch.compile traces the op itself (fake kernel + registered autograd).
     if torch.compiler.is_compiling():
@@ -165,25 +168,32 @@ def add(a: Tensor, b: Tensor) -> Tensor:
     except RuntimeError as e:
         # The stable ABI carries errors across as codes, so torch's OutOfMemoryError arrives as a
         # plain RuntimeError; give it its type back for callers that catch it.
-        if _out_of_memory(e, a):
+        if _is_out_of_memory(e, a):
             raise torch.OutOfMemoryError(str(e)) from None
         raise
 
 
-def _out_of_memory(error: RuntimeError, a: Tensor) -> bool:
-    """Whether ``error`` from the op is the GPU running out of memory.
+def _is_out_of_memory(error: RuntimeError, a: Tensor) -> bool:
+    """Whether ``error`` from the op is the GPU running out of memory; may raise the real error.
 
     With torch's reason, the reason says so. Without it (torch < 2.13), the op still reports that
-    an allocation failed; on a GPU that is out-of-memory unless the GPU has an earlier error
-    pending, which fails every allocation that reaches the driver. Synchronizing raises that error,
-    so the caller sees it instead of a wrong OutOfMemoryError.
+    an allocation failed. On a GPU that means out of memory, unless an earlier error is pending
+    on the GPU: that fails every allocation that reaches the driver. Synchronizing raises such an
+    error, and it is raised in place of ``error``, as torch's own ops would raise it.
     """
     message = str(error)
     if "CUDA out of memory" in message:
         return True
-    if _REASON_CROSSES or "could not allocate memory for" not in message or not a.is_cuda:
+    if _REASON_CROSSES or "could not allocate memory for" not in message:
         return False
-    torch.cuda.synchronize(a.device)
+    if not (isinstance(a, Tensor) and a.is_cuda):
+        return False
+    # Synchronizing would invalidate a CUDA graph being captured; the capture fails either way.
+    if not torch.cuda.is_current_stream_capturing():
+        try:
+            torch.cuda.synchronize(a.device)
+        except RuntimeError as pending:
+            raise pending from None
     return True
 
 
