@@ -67,10 +67,10 @@ int64_t wave_threads() {
 //   (float16 and float32 matched). At three to four waves two packs per thread lost 1%, and four
 //   packs per thread lost 1% at 2^28;
 // - otherwise one pack per thread in 1024-thread blocks: in the standalone harness
-//   (benchmarks/kernel_variants.cu) 0.8-2.4% ahead of 128-512-thread blocks at 2^24, and within
-//   0.1% of the fastest at 2^28-2^29.
+//   (benchmarks/kernel_variants.cu) 0.4-2.4% ahead of 128-512-thread blocks at 2^24 over its
+//   runs, and within 0.1% of the fastest at 2^28-2^29.
 // Cache hints did not pay: evict-first changed nothing; the L2 256-byte fetch hint gained 0.2% at
-// 2^28 elements and lost 3-4% at 2^21-2^23.
+// 2^28 elements and lost 3-4% at 2^21-2^23 (benchmarks/NOTES.md, run 21).
 template <typename T>
 void launch_aligned(const T* a, const T* b, T* out, int64_t n, cudaStream_t stream) {
   constexpr int kElems = Pack16<T>::kSize;
