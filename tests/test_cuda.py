@@ -5,7 +5,6 @@ Every test here needs a GPU; on a machine without one they are skipped (conftest
 
 import subprocess
 import sys
-import textwrap
 import threading
 
 import pytest
@@ -189,7 +188,7 @@ def test_allocation_after_an_earlier_gpu_error_is_that_error() -> None:
     # With an error pending, every allocation that reaches the driver fails. The op must report
     # that error, not an out-of-memory (which, without torch's reason, is the usual cause).
     child = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(_ALLOCATE_AFTER_A_GPU_ERROR)],
+        [sys.executable, "-c", _ALLOCATE_AFTER_A_GPU_ERROR],
         capture_output=True,
         text=True,
         timeout=120,
