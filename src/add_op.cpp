@@ -1,6 +1,8 @@
 // The schema of torch.ops.sum_double.add, and the checks its implementations share.
 #include "add_op.h"
+#include "op_facts.h"
 
+#include <dlfcn.h>
 #include <torch/csrc/stable/library.h>
 #include <torch/csrc/stable/ops.h>
 #include <torch/headeronly/core/ScalarType.h>
@@ -119,8 +121,8 @@ bool is_dense(const Tensor& t) {
   return true;
 }
 
-// torch >= 2.13 headers keep torch's own message (e.g. "CUDA out of memory") in the exception;
-// older ones (the stable ABI reaches back to 2.10) only have the check that names the failed call.
+// Newer headers keep torch's own message (e.g. "CUDA out of memory") in the exception, when the
+// running torch can give it (torch_reason_in_errors()); older ones only name the failed call.
 #ifdef STABLE_TORCH_ERROR_CODE_CHECK
 #define CHECK_SHIM(call) STABLE_TORCH_ERROR_CODE_CHECK(call)
 #else
@@ -154,6 +156,19 @@ Tensor new_contiguous(const Tensor& like) {
 
 }  // namespace
 
+bool torch_reason_in_errors() {
+#ifdef TORCH_DYNAMIC_VERSION_CALL_2_13_0
+  // These headers' check looks up the shim that returns the reason at run time (torch >= 2.13).
+  static const bool found = [] {
+    void* lib = dlopen("libtorch_cpu.so", RTLD_NOW | RTLD_NOLOAD);
+    return lib != nullptr && dlsym(lib, "torch_exception_get_what_without_backtrace") != nullptr;
+  }();
+  return found;
+#else
+  return false;  // with a 2.10 target, older headers only name the failed call
+#endif
+}
+
 DType check_inputs(const Tensor& a, const Tensor& b) {
   check_strided(a, "a");
   check_strided(b, "b");
@@ -185,8 +200,8 @@ DType check_inputs(const Tensor& a, const Tensor& b) {
 
 FlatOperands flat_operands(const Tensor& a, const Tensor& b) {
   // Allocations fail here, and the copies that make strided inputs dense could, but only on a GPU
-  // already broken by an earlier error. torch >= 2.13 says why (e.g. "CUDA out of memory"); older
-  // torch only names the failed call, so say what was being allocated. The Python wrapper turns
+  // already broken by an earlier error. torch's reason may come along (torch_reason_in_errors()),
+  // or only the failed call's name, so say what was being allocated. The Python wrapper turns
   // either into torch.OutOfMemoryError, or raises the earlier error.
   try {
     if (a.is_contiguous() && b.is_contiguous()) return {a, b, new_contiguous(a)};

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "build_info.h"
+#include "op_facts.h"
 
 namespace py = pybind11;
 
@@ -32,6 +33,9 @@ PYBIND11_MODULE(_C, m) {
   m.attr("__version__") = SUM_DOUBLE_VERSION;
   m.attr("built_with_torch") = SUM_DOUBLE_BUILT_WITH_TORCH;
   m.attr("stable_abi_target") = SUM_DOUBLE_STABLE_ABI_TARGET;
+  m.def("torch_reason_in_errors", &sum_double::op::torch_reason_in_errors,
+        "Whether torch's own reason for a failed call (e.g. 'CUDA out of memory') reaches the op's "
+        "errors: it takes torch >= 2.14 headers at build time and torch >= 2.13 at run time.");
 #if SUM_DOUBLE_WITH_CUDA
   m.attr("cpu_only") = false;
   m.attr("cuda_version") = SUM_DOUBLE_CUDA_VERSION;

@@ -266,6 +266,11 @@ def test_allocation_failure_is_an_exception() -> None:
         assert "DefaultCPUAllocator" in message
 
 
+def test_torch_reason_probe_matches_the_versions() -> None:
+    # The wrapper's out-of-memory handling trusts this probe; support works it out independently.
+    assert sum_double._C.torch_reason_in_errors() is TORCH_REASON_CROSSES
+
+
 def test_not_a_tensor() -> None:
     with pytest.raises(RuntimeError, match="Expected a value of type 'Tensor' for argument 'b'"):
         sum_double.add(torch.ones(3), 1.0)

@@ -48,7 +48,7 @@ def demo(device: torch.device) -> int:
     values_ok = torch.equal(c, torch.add(a, b))
     grad = torch.randn_like(c)
     c.backward(grad)
-    grads_ok = torch.equal(a.grad, grad) and torch.equal(b.grad, grad)
+    grads_ok = all(g is not None and torch.equal(g, grad) for g in (a.grad, b.grad))
     print(f"  a + b equals torch.add bit for bit: {'yes' if values_ok else 'NO'}")
     print(f"  gradients equal the incoming grad:  {'yes' if grads_ok else 'NO'}")
 

@@ -1,17 +1,18 @@
 """The Python half of torch.ops.sum_double.add: its fake kernel, its autograd, the public call."""
 
+from typing import Protocol
+
 import torch
 import torch.autograd.forward_ad as _forward_ad
 from torch import Tensor
-from torch.torch_version import TorchVersion
 
 from . import _C
 
 _add = torch.ops.sum_double.add.default
 _below_autograd = torch._C._AutoDispatchBelowAutograd
-# Errors cross the stable ABI as codes. torch's reason for one ("CUDA out of memory", ...) comes
-# along only when this module was built against torch >= 2.13 and runs on torch >= 2.13.
-_REASON_CROSSES = min(TorchVersion(torch.__version__), TorchVersion(_C.built_with_torch)) >= "2.13"
+# Errors cross the stable ABI as codes; torch's reason for one ("CUDA out of memory", ...) comes
+# along only where the headers built against and the torch running both allow it.
+_REASON_CROSSES = _C.torch_reason_in_errors()
 
 
 def _is_dense(t: Tensor) -> bool:
@@ -70,9 +71,15 @@ def _add_fake(a: Tensor, b: Tensor) -> Tensor:
     return a.new_empty(a.shape)
 
 
+class _VmapInfo(Protocol):
+    """What torch.library passes a vmap rule: of it, this rule reads only the batch size."""
+
+    batch_size: int
+
+
 @torch.library.register_vmap("sum_double::add")
 def _add_vmap(
-    info: object, in_dims: tuple[int | None, int | None], a: Tensor, b: Tensor
+    info: _VmapInfo, in_dims: tuple[int | None, int | None], a: Tensor, b: Tensor
 ) -> tuple[Tensor, int]:
     # Elementwise, so one call covers the whole batch once the batch dims line up in front. An
     # unbatched input is expanded (a view; the op then makes it dense, as for any strided input).
@@ -94,7 +101,7 @@ def _backward(ctx: object, grad: Tensor) -> tuple[Tensor, Tensor]:
 torch.library.register_autograd("sum_double::add", _backward, setup_context=_setup_context)
 
 
-def _jvp(ctx: object, a_tangent: Tensor | None, b_tangent: Tensor | None) -> Tensor:
+def _jvp(ctx: object, a_tangent: Tensor | None, b_tangent: Tensor | None) -> Tensor | None:
     if a_tangent is None or b_tangent is None:
         return b_tangent if a_tangent is None else a_tangent
     return a_tangent + b_tangent
@@ -154,11 +161,11 @@ def add(a: Tensor, b: Tensor) -> Tensor:
         RuntimeError: if the shapes, dtypes or devices differ, the dtype is not one listed above,
             a tensor is not dense, or CUDA tensors reach a CPU-only build.
         torch.OutOfMemoryError: if the output (or a dense copy of a strided input) does not fit
-            on the GPU. The message says what did not fit, and with torch >= 2.13 (built against
-            and running on) also torch's account of the GPU's memory. In a compiled graph, and
+            on the GPU. The message says what did not fit, and where ``_C.torch_reason_in_errors()``
+            also torch's account of the GPU's memory. In a compiled graph, and
             through ``torch.ops.sum_double.add``, it arrives as a RuntimeError.
         torch.AcceleratorError: an error that an earlier GPU call left pending, found when an
-            allocation failed (on torch < 2.13, which does not pass torch's reason through).
+            allocation failed and torch's reason did not come along.
     """
     # torch.compile traces the op itself (fake kernel + registered autograd).
     if torch.compiler.is_compiling():
@@ -176,7 +183,7 @@ def add(a: Tensor, b: Tensor) -> Tensor:
 def _is_out_of_memory(error: RuntimeError, a: Tensor) -> bool:
     """Whether ``error`` from the op is the GPU running out of memory; may raise the real error.
 
-    With torch's reason, the reason says so. Without it (torch < 2.13), the op still reports that
+    With torch's reason, the reason says so. Without it, the op still reports that
     an allocation failed. On a GPU that means out of memory, unless an earlier error is pending
     on the GPU: that fails every allocation that reaches the driver. Synchronizing raises such an
     error, and it is raised in place of ``error``, as torch's own ops would raise it.
