@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "build_info.h"
+#include "cuda_driver_check.h"
 
 namespace py = pybind11;
 
@@ -41,4 +42,9 @@ PYBIND11_MODULE(_C, m) {
   m.attr("cuda_version") = py::none();
   m.attr("cuda_archs") = py::tuple();
 #endif
+  // For tests: the op's driver check (cuda_driver_check.h) with versions a test chooses, so its
+  // words can be checked on machines without a GPU, or with the right driver.
+  m.def("_driver_problem", &sum_double::driver_problem, py::arg("built_with"), py::arg("driver"),
+        "What sum_double.add() raises for this CUDA runtime and driver version (CUDART_VERSION, "
+        "cudaDriverGetVersion encoding: 13000 is 13.0); '' when the driver can run it.");
 }

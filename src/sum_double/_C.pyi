@@ -4,3 +4,5 @@ stable_abi_target: str
 cpu_only: bool
 cuda_version: str | None
 cuda_archs: tuple[str, ...]
+
+def _driver_problem(built_with: int, driver: int) -> str: ...
