@@ -18,6 +18,9 @@ namespace py = pybind11;
 
 namespace {
 
+// "75-real,80-real" -> ["75-real", "80-real"]. Only CUDA builds have such a list; a CPU-only build
+// leaves it out, or -Wunused-function would warn.
+#if SUM_DOUBLE_WITH_CUDA
 std::vector<std::string> split(const std::string& list) {
   std::vector<std::string> items;
   size_t start = 0;
@@ -29,6 +32,7 @@ std::vector<std::string> split(const std::string& list) {
   }
   return items;
 }
+#endif
 
 // The newest CUDA the installed NVIDIA driver supports, e.g. "13.0"; None without a driver (then
 // the call succeeds with 0). A version query: it initializes no CUDA runtime and needs no GPU. A
