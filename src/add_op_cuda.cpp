@@ -1,11 +1,15 @@
-// torch.ops.sum_double.add for CUDA tensors: validate, device guard, current stream, early return
-// when empty, launch, launch check.
+// torch.ops.sum_double.add for CUDA tensors: driver check, validate, device guard, current stream,
+// early return when empty, launch, launch check.
+#include <cuda_runtime_api.h>
 #include <dlfcn.h>
 #include <torch/csrc/stable/accelerator.h>
 #include <torch/csrc/stable/library.h>
 #include <torch/csrc/stable/ops.h>
 
+#include <string>
+
 #include "add_op.h"
+#include "cuda_driver_check.h"
 #include "sum_double/add_cuda.h"
 
 namespace sum_double::op {
@@ -33,7 +37,22 @@ cudaStream_t current_stream(int32_t device) {
   return static_cast<cudaStream_t>(stream);
 }
 
+// cudart is linked in statically, so this binary needs a driver for the CUDA it was built with,
+// whatever torch's own CUDA is. Without one every launch fails with "CUDA driver version is
+// insufficient for CUDA runtime version"; this says which driver to get instead. Decided once, by
+// the first call (a function-local static: thread-safe); the driver cannot change under a process.
+void check_driver() {
+  static const std::string problem = [] {
+    int driver = 0;  // cudaDriverGetVersion reports 0, and succeeds, when there is no driver
+    // Should the query itself fail, the op goes on and the launch check reports the real error.
+    if (cudaDriverGetVersion(&driver) != cudaSuccess) return std::string();
+    return driver_problem(CUDART_VERSION, driver);
+  }();
+  SUM_DOUBLE_CHECK(problem.empty(), problem);
+}
+
 Tensor add_cuda_op(const Tensor& a, const Tensor& b) {
+  check_driver();  // first: with the wrong driver, nothing else here can work
   const DType dtype = check_inputs(a, b);
   const int32_t device = a.device().index();
   const torch::stable::accelerator::DeviceGuard guard(device);

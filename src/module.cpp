@@ -1,6 +1,7 @@
 // The Python extension module sum_double._C. Importing it loads this library, whose static
 // registrations (add_op*.cpp) define torch.ops.sum_double.add. The module itself only reports how
-// it was built: it never sees a tensor, so it needs none of torch's Python bindings.
+// it was built and which NVIDIA driver it finds: it never sees a tensor, so it needs none of
+// torch's Python bindings.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -8,12 +9,19 @@
 #include <vector>
 
 #include "build_info.h"
+#include "cuda_driver_check.h"
 #include "op_facts.h"
+#if SUM_DOUBLE_WITH_CUDA
+#include <cuda_runtime_api.h>
+#endif
 
 namespace py = pybind11;
 
 namespace {
 
+// "75-real,80-real" -> ["75-real", "80-real"]. Only CUDA builds have such a list; a CPU-only build
+// leaves it out, or -Wunused-function would warn.
+#if SUM_DOUBLE_WITH_CUDA
 std::vector<std::string> split(const std::string& list) {
   std::vector<std::string> items;
   size_t start = 0;
@@ -25,10 +33,25 @@ std::vector<std::string> split(const std::string& list) {
   }
   return items;
 }
+#endif
+
+// The newest CUDA the installed NVIDIA driver supports, e.g. "13.0"; None without a driver (then
+// the call succeeds with 0). A version query: it initializes no CUDA runtime and needs no GPU. A
+// CPU-only build references no CUDA at all, so it does not look.
+py::object cuda_driver_version() {
+#if SUM_DOUBLE_WITH_CUDA
+  int driver = 0;
+  if (cudaDriverGetVersion(&driver) == cudaSuccess && driver > 0) {
+    return py::str(sum_double::cuda_version_string(driver));
+  }
+#endif
+  return py::none();
+}
 
 }  // namespace
 
-PYBIND11_MODULE(_C, m) {
+// No state and nothing that needs the GIL, so free-threaded Python (3.14t) keeps running without it.
+PYBIND11_MODULE(_C, m, py::mod_gil_not_used()) {
   m.doc() = "Build facts of the sum_double extension; its op is torch.ops.sum_double.add.";
   m.attr("__version__") = SUM_DOUBLE_VERSION;
   m.attr("built_with_torch") = SUM_DOUBLE_BUILT_WITH_TORCH;
@@ -45,4 +68,12 @@ PYBIND11_MODULE(_C, m) {
   m.attr("cuda_version") = py::none();
   m.attr("cuda_archs") = py::tuple();
 #endif
+  m.def("cuda_driver_version", &cuda_driver_version,
+        "The newest CUDA the installed NVIDIA driver supports, e.g. '13.0'; None without a driver "
+        "or in a CPU-only build.");
+  // For tests: the op's driver check (cuda_driver_check.h) with versions a test chooses, so its
+  // words can be checked on machines without a GPU, or with the right driver.
+  m.def("_driver_problem", &sum_double::driver_problem, py::arg("built_with"), py::arg("driver"),
+        "What sum_double.add() raises for this CUDA runtime and driver version (CUDART_VERSION, "
+        "cudaDriverGetVersion encoding: 13000 is 13.0); '' when the driver can run it.");
 }

@@ -1,13 +1,17 @@
 """The package around the op: import guard, build facts, typing marker, the command line."""
 
+import platform
+import re
 import subprocess
 import sys
-from importlib import resources
+from importlib import metadata, resources
+from pathlib import Path
 
 import pytest
 import torch
 
 import sum_double
+from sum_double import _C
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -26,8 +30,6 @@ def test_old_torch_is_refused_with_a_clear_message() -> None:
 
 
 def test_build_facts() -> None:
-    from sum_double import _C
-
     assert sum_double.__version__ == _C.__version__
     assert _C.stable_abi_target == "2.10"
     assert torch.torch_version.TorchVersion(_C.built_with_torch) >= "2.10"
@@ -39,6 +41,58 @@ def test_build_facts() -> None:
         assert _C.cuda_version
 
 
+BUILT_13_0 = "sum_double.add(): this sum_double was built with CUDA 13.0, but "
+REBUILD = (
+    ", or build sum_double from source with a CUDA toolkit that this driver supports (nvcc on "
+    "PATH): pip install --no-binary sum-double sum-double"
+)
+
+
+@pytest.mark.parametrize(
+    ("built_with", "driver", "problem"),
+    [
+        pytest.param(13000, 13000, "", id="same"),
+        pytest.param(13000, 13020, "", id="newer-minor-driver"),
+        # Minor version compatibility: a 13.2 runtime runs on a driver for 13.0.
+        pytest.param(13020, 13000, "", id="older-minor-driver"),
+        pytest.param(12080, 13000, "", id="newer-major-driver"),
+        pytest.param(
+            13000,
+            12080,
+            BUILT_13_0 + "the installed NVIDIA driver supports CUDA 12.8 at most. Update the "
+            "NVIDIA driver (CUDA 13 needs driver 580 or newer)" + REBUILD,
+            id="older-major-driver",
+        ),
+        pytest.param(
+            12040,
+            11080,
+            "sum_double.add(): this sum_double was built with CUDA 12.4, but the installed NVIDIA "
+            "driver supports CUDA 11.8 at most. Update the NVIDIA driver (CUDA 12 needs driver 525 "
+            "or newer)" + REBUILD,
+            id="older-major-driver-12",
+        ),
+        pytest.param(
+            14000,
+            13000,
+            "sum_double.add(): this sum_double was built with CUDA 14.0, but the installed NVIDIA "
+            "driver supports CUDA 13.0 at most. Update the NVIDIA driver (it must support CUDA 14)"
+            + REBUILD,
+            id="unknown-major",
+        ),
+        pytest.param(
+            13000,
+            0,
+            BUILT_13_0 + "no NVIDIA driver was found. Install one (CUDA 13 needs driver 580 or "
+            "newer).",
+            id="no-driver",
+        ),
+    ],
+)
+def test_driver_problem(built_with: int, driver: int, problem: str) -> None:
+    # The check the op runs on its first CUDA tensor, fed versions no machine here has.
+    assert _C._driver_problem(built_with, driver) == problem
+
+
 def test_ships_py_typed() -> None:
     assert resources.files("sum_double").joinpath("py.typed").is_file()
 
@@ -48,11 +102,76 @@ def test_schema() -> None:
     assert schema == "sum_double::add(Tensor a, Tensor b) -> Tensor"
 
 
-def test_cli_info() -> None:
+@pytest.fixture(scope="module")
+def info() -> str:
+    """What `python -m sum_double info` prints; run once, as it starts a Python that loads torch."""
     proc = run("-m", "sum_double", "info")
     assert proc.returncode == 0, proc.stderr
-    assert f"sum-double {sum_double.__version__}" in proc.stdout
-    assert f"running on    torch {torch.__version__}" in proc.stdout
+    return proc.stdout
+
+
+def test_cli_info(info: str) -> None:
+    assert f"sum-double {sum_double.__version__}" in info
+    assert f"running on    torch {torch.__version__}" in info
+
+
+def test_cli_info_names_cuda_toolkit_and_driver(info: str) -> None:
+    driver = _C.cuda_driver_version()
+    if _C.cpu_only:
+        assert driver is None
+        assert "  kernels       CPU only" in info
+        assert "  CUDA driver   not looked for (CPU-only build)\n" in info
+        return
+    assert re.fullmatch(r"\d+\.\d+\.\d+", _C.cuda_version), _C.cuda_version
+    assert f"  kernels       CPU + CUDA {_C.cuda_version}, archs " in info
+    needed = f"(this build needs CUDA {_C.cuda_version.split('.')[0]} or newer)"
+    if driver is None:
+        assert not torch.cuda.is_available(), "torch found a GPU, so there is a driver"
+        assert f"  CUDA driver   none found {needed}\n" in info
+    else:
+        assert re.fullmatch(r"\d+\.\d", driver), driver
+        assert f"  CUDA driver   supports CUDA {driver} {needed}\n" in info
+
+
+def test_cli_info_names_the_wheel_tag(info: str) -> None:
+    # pip installs through a wheel even from a source tree, built for this interpreter and machine.
+    python = f"cp{sys.version_info.major}{sys.version_info.minor}"
+    tag = rf"{python}-{python}-\w*linux\w*_{platform.machine()}"
+    assert re.search(rf"^  wheel         {tag}$", info, re.MULTILINE), info
+    wheel = metadata.distribution("sum-double").read_text("WHEEL")
+    assert wheel is not None
+    assert re.search(rf"^Tag: {tag}$", wheel, re.MULTILINE), wheel
+
+
+@pytest.mark.parametrize(
+    "sum_double_distribution",
+    [
+        "raise metadata.PackageNotFoundError(name)",  # e.g. a CMake build put on sys.path
+        "return metadata.PathDistribution(tmp_path)",  # a dist-info folder without a WHEEL file
+    ],
+    ids=["no-distribution", "no-WHEEL-file"],
+)
+def test_cli_info_without_a_wheel(sum_double_distribution: str, tmp_path: Path) -> None:
+    script = f"""
+import sys
+from importlib import metadata
+from pathlib import Path
+
+tmp_path = Path({str(tmp_path)!r})
+real_distribution = metadata.distribution
+
+def distribution(name):
+    if name != "sum-double":  # torch looks up other distributions at import
+        return real_distribution(name)
+    {sum_double_distribution}
+
+metadata.distribution = distribution
+from sum_double.__main__ import main
+sys.exit(main(["info"]))
+"""
+    proc = run("-c", script)
+    assert proc.returncode == 0, proc.stderr
+    assert "  wheel         not installed from a wheel\n" in proc.stdout
 
 
 @pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=pytest.mark.cuda)])

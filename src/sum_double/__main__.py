@@ -8,6 +8,7 @@ python -m sum_double bench    sizes x dtypes against torch.add (see bench --help
 
 import argparse
 import sys
+from importlib import metadata
 
 import torch
 
@@ -24,6 +25,26 @@ def _device_label(device: torch.device) -> str:
     return f"cpu ({torch.get_num_threads()} threads)"
 
 
+def _driver_line() -> str:
+    if _C.cuda_version is None:  # a CPU-only build
+        return "not looked for (CPU-only build)"
+    # cudart is linked in, so the driver must support this major release (minor versions of one
+    # major run on its oldest driver); torch's own CUDA does not matter here.
+    needed = f"this build needs CUDA {_C.cuda_version.split('.')[0]} or newer"
+    driver = _C.cuda_driver_version()
+    return f"supports CUDA {driver} ({needed})" if driver else f"none found ({needed})"
+
+
+def _wheel_tags() -> list[str]:
+    """The tags of the wheel this package was installed from, read from its dist-info."""
+    try:
+        wheel = metadata.distribution("sum-double").read_text("WHEEL")
+    except metadata.PackageNotFoundError:  # e.g. a bare CMake build put on sys.path
+        return []
+    lines = wheel.splitlines() if wheel else []
+    return [line.removeprefix("Tag:").strip() for line in lines if line.startswith("Tag:")]
+
+
 def info() -> int:
     print(f"sum-double {sum_double.__version__}")
     print(f"  built against torch {_C.built_with_torch} (stable ABI target {_C.stable_abi_target})")
@@ -32,6 +53,8 @@ def info() -> int:
         print("  kernels       CPU only (built without a CUDA compiler)")
     else:
         print(f"  kernels       CPU + CUDA {_C.cuda_version}, archs {', '.join(_C.cuda_archs)}")
+    print(f"  CUDA driver   {_driver_line()}")
+    print(f"  wheel         {', '.join(_wheel_tags()) or 'not installed from a wheel'}")
     print(f"  library       {_C.__file__}")
     gpus = [_device_label(torch.device("cuda", i)) for i in range(torch.cuda.device_count())]
     print(f"  devices       {'; '.join(gpus) if gpus else 'no CUDA device'}")
