@@ -4,6 +4,7 @@
 # build's error for CUDA tensors; build and install from source; the whole test suite (CUDA tests
 # must run, not skip); compute-sanitizer's four tools (ci/sanitize.sh); the demo; host cost.
 # Logs go to $LOG_DIR (default: ./gpu-logs). CPU_ONLY_CHECK=0 or SANITIZER=0 skip those steps.
+# WHEEL=path/to.whl tests that wheel (e.g. the release build's repaired one) instead of a source build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 log=${LOG_DIR:-gpu-logs}
@@ -20,11 +21,16 @@ if [ "${CPU_ONLY_CHECK:-1}" = 1 ]; then
   grep -q "1 passed" "$log/pytest-cpu-only.txt"
 fi
 
-echo "==> build + install (no build isolation: no network here)"
-start=$SECONDS
-"$python" -m pip install -q --no-build-isolation --no-deps --force-reinstall . \
-  >"$log/build.log" 2>&1 || { tail -50 "$log/build.log"; exit 1; }
-echo "    built in $((SECONDS - start)) s"
+if [ -n "${WHEEL:-}" ]; then
+  echo "==> install $WHEEL into this machine's torch"
+  "$python" -m pip install -q --no-deps --force-reinstall "$WHEEL"
+else
+  echo "==> build + install (no build isolation: no network here)"
+  start=$SECONDS
+  "$python" -m pip install -q --no-build-isolation --no-deps --force-reinstall . \
+    >"$log/build.log" 2>&1 || { tail -50 "$log/build.log"; exit 1; }
+  echo "    built in $((SECONDS - start)) s"
+fi
 "$python" -m sum_double info | tee "$log/info.txt"
 
 echo "==> test suite"

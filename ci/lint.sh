@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Style gate: ruff (lint + format) for Python, clang-format for C++/CUDA. Installs its own tools.
+# Style gate: ruff (lint + format) for Python, clang-format for C++/CUDA, then the workflows
+# (ci/lint-workflows.sh). Installs its own tools. mypy runs in ci/wheel-matrix.sh, beside torch.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,4 +20,5 @@ echo "==> ruff check / ruff format --check"
 "$tools/bin/ruff" format --check .
 echo "==> clang-format --dry-run --Werror"
 git ls-files '*.cpp' '*.h' '*.cu' '*.cuh' | xargs "$tools/bin/clang-format" --dry-run --Werror
+bash ci/lint-workflows.sh
 echo "lint: clean"

@@ -50,7 +50,7 @@ py::object cuda_driver_version() {
 
 }  // namespace
 
-// No state and nothing that needs the GIL, so free-threaded Python (3.14t) keeps running without it.
+// No state, nothing that needs the GIL: free-threaded Python (3.14t) keeps running without it.
 PYBIND11_MODULE(_C, m, py::mod_gil_not_used()) {
   m.doc() = "Build facts of the sum_double extension; its op is torch.ops.sum_double.add.";
   m.attr("__version__") = SUM_DOUBLE_VERSION;
