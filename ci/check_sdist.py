@@ -11,7 +11,7 @@ import subprocess
 import sys
 import tarfile
 
-NEEDED_DIRS = ("src/", "include/", "cuda/", "tests/")
+NEEDED_DIRS = ("src/", "include/", "cuda/", "cmake/", "tests/")
 NEEDED_FILES = {"pyproject.toml", "CMakeLists.txt", "README.md", "LICENSE"}
 LEFT_OUT = ("benchmarks/results/",)
 

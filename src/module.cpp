@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "build_info.h"
-#include "cuda_driver_check.h"
-#include "op_facts.h"
+#include "ops/cuda_driver_check.h"
+#include "ops/op_facts.h"
 #if SUM_DOUBLE_WITH_CUDA
 #include <cuda_runtime_api.h>
 #endif

@@ -1,7 +1,16 @@
-// CUDA launcher: enqueues out[i] = a[i] + b[i] for 0 <= i < n on `stream` (the current device
-// must own the pointers; out must not overlap a or b). Returns the launch status; it does not
-// synchronise, so errors raised while the kernel runs surface at the next synchronising call, as
-// with any CUDA launch.
+// The CUDA launcher: enqueues out[i] = a[i] + b[i] for 0 <= i < n on `stream`.
+//
+// a, b, out  device pointers, n elements each of `dtype`, contiguous, on the current device
+//            (cudaSetDevice); out may be neither a nor b, nor overlap them. Any alignment of the
+//            type works; when all three are 16-byte aligned, a vectorised kernel runs. Results
+//            are bit-identical to torch.add (half types: float32 sum, rounded once).
+// n          0 or more (past 2^31 too); 0 enqueues nothing.
+// stream     any stream of the current device; 0 is the legacy default stream.
+// Returns    the launch's status (cudaGetLastError() after it). It does not synchronise: an error
+//            while the kernel runs surfaces at the next synchronising call, as with any launch.
+//            It never throws; it leaves no error pending once it has returned one.
+// Link SumDouble::cuda (CMake): it brings the CUDA runtime, statically, and needs a driver that
+// supports the CUDA major version the wheel was built with (13). No torch is involved.
 #pragma once
 
 #include <cuda_runtime_api.h>

@@ -18,7 +18,8 @@ if torch.__version__ < _MIN_TORCH:
     )
 
 from . import _C  # noqa: E402  (loading the library registers torch.ops.sum_double.add)
+from ._cpp import cmake_dir, get_include  # noqa: E402
 from ._ops import add, sum_double_op  # noqa: E402
 
 __version__: str = _C.__version__
-__all__ = ["__version__", "add", "sum_double_op"]
+__all__ = ["__version__", "add", "cmake_dir", "get_include", "sum_double_op"]

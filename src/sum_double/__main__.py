@@ -3,6 +3,8 @@
 python -m sum_double          add on CUDA if present (else CPU), check values and gradients
                               against torch, time against torch.add
 python -m sum_double info     how this build was made and what it runs on
+python -m sum_double --cmakedir   the directory of SumDoubleConfig.cmake (for -DSumDouble_DIR)
+python -m sum_double --includes   -I flags for <sum_double/sum_double.h>
 python -m sum_double bench    sizes x dtypes against torch.add (see bench --help)
 """
 
@@ -96,7 +98,16 @@ def main(argv: list[str] | None = None) -> int:
         default="cuda" if torch.cuda.is_available() else "cpu",
         help="cpu, cuda or cuda:N (default: cuda if available)",
     )
+    paths = parser.add_mutually_exclusive_group()
+    paths.add_argument("--cmakedir", action="store_true", help="print sum_double.cmake_dir()")
+    paths.add_argument("--includes", action="store_true", help="print -I<sum_double.get_include()>")
     args = parser.parse_args(argv)
+    if args.cmakedir:
+        print(sum_double.cmake_dir())
+        return 0
+    if args.includes:
+        print(f"-I{sum_double.get_include()}")
+        return 0
     if args.command == "bench":  # bench has its own options, so it must come first
         parser.error("put bench first: python -m sum_double bench [options]")
     if args.command == "info":

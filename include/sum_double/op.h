@@ -1,0 +1,66 @@
+// Calling the registered op torch.ops.sum_double.add from another extension's C++, through
+// PyTorch's dispatcher on the LibTorch stable ABI (torch >= 2.10). The caller gets everything the
+// op does (input checks, CPU or CUDA, torch's current stream, autograd when a tensor needs grad)
+// and stays, like sum-double, one binary for every torch >= 2.10. Header-only: link nothing of
+// sum-double's, only torch (libtorch_cpu); build with -DTORCH_TARGET_VERSION as sum-double does.
+//
+// The op exists once sum-double's module is loaded: `import sum_double` in Python before the
+// first call. Otherwise, and for any failure of the op itself, it throws std::runtime_error; for a
+// missing op the message says to import sum_double.
+#pragma once
+
+#include <link.h>
+#include <torch/csrc/stable/c/shim.h>
+#include <torch/csrc/stable/stableivalue_conversions.h>
+#include <torch/csrc/stable/tensor.h>
+#include <torch/headeronly/version.h>
+
+#include <array>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+namespace sum_double {
+namespace detail {
+
+// Whether sum-double's extension module (sum_double/_C.<abi>.so), which registers the op, is
+// loaded in this process. Asked only after a failed call, to say why it failed.
+inline bool module_loaded() {
+  return dl_iterate_phdr(
+             [](dl_phdr_info* info, size_t, void*) {
+               return info->dlpi_name != nullptr &&
+                              std::strstr(info->dlpi_name, "/sum_double/_C.") != nullptr
+                          ? 1
+                          : 0;
+             },
+             nullptr) != 0;
+}
+
+}  // namespace detail
+
+// a + b as torch.ops.sum_double.add computes it: same shape, dtype (float16, bfloat16, float32,
+// float64) and device; a new tensor. Throws std::runtime_error on bad input (torch >= 2.13 also
+// passes the op's own message through) or when the op is not registered.
+inline torch::stable::Tensor add(const torch::stable::Tensor& a, const torch::stable::Tensor& b) {
+  std::array<StableIValue, 2> stack{torch::stable::detail::from(a), torch::stable::detail::from(b)};
+  try {
+#ifdef STABLE_TORCH_ERROR_CODE_CHECK
+    STABLE_TORCH_ERROR_CODE_CHECK(
+        torch_call_dispatcher("sum_double::add", "", stack.data(), TORCH_ABI_VERSION));
+#else
+    TORCH_ERROR_CODE_CHECK(
+        torch_call_dispatcher("sum_double::add", "", stack.data(), TORCH_ABI_VERSION));
+#endif
+  } catch (const std::exception& e) {
+    if (!detail::module_loaded()) {
+      throw std::runtime_error(
+          "sum_double::add is not registered with PyTorch's dispatcher: sum-double's module is "
+          "not loaded in this process. Run `import sum_double` in Python before calling it (" +
+          std::string(e.what()) + ")");
+    }
+    throw;
+  }
+  return torch::stable::detail::to<torch::stable::Tensor>(stack[0]);
+}
+
+}  // namespace sum_double

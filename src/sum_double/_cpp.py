@@ -1,0 +1,19 @@
+"""Where the wheel keeps what C++ consumers build against (the pybind11 ``get_include`` style)."""
+
+from pathlib import Path
+
+_PACKAGE = Path(__file__).resolve().parent
+
+
+def get_include() -> str:
+    """The include directory for ``<sum_double/sum_double.h>`` and ``<sum_double/op.h>``."""
+    return str(_PACKAGE / "include")
+
+
+def cmake_dir() -> str:
+    """The directory of ``SumDoubleConfig.cmake``, for ``-DSumDouble_DIR=...``.
+
+    A scikit-build-core build that lists sum-double in ``build-system.requires`` needs no hint:
+    the ``cmake.root`` entry point tells it where to look.
+    """
+    return str(_PACKAGE.parent / "sum_double_cmake" / "lib" / "cmake" / "SumDouble")
