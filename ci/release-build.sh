@@ -2,7 +2,7 @@
 # The release build outside a container: what cibuildwheel does in the manylinux one, on any Linux
 # machine with Python and a C++ compiler. A CUDA toolkit is not needed (it comes from the package
 # index) and a system one is hidden, so the recipe is proven here as it runs there.
-#   bash ci/release-build.sh OUTDIR
+#   bash ci/release-build.sh OUTDIR          (PYTHON=python3.12 ... builds for that Python)
 # OUTDIR/sdist: the sdist, checked; OUTDIR/dist: the wheel built from it; OUTDIR/wheelhouse: that
 # wheel repaired by auditwheel, checked for binary hygiene and metadata. Then a second build of the
 # same commit from another directory must give a byte-identical wheel.
@@ -21,7 +21,7 @@ step() { echo "==> [$1] $2"; step_start=$SECONDS; }
 took() { echo "    took $((SECONDS - step_start)) s"; }
 
 step 1/7 "release tools (ci/release-tools.txt)"
-python3 -m venv "$out/tools"
+"${PYTHON:-python3}" -m venv "$out/tools"
 quiet "$out/tools/bin/pip" install -q --disable-pip-version-check -r ci/release-tools.txt
 export PATH="$out/tools/bin:$PATH"
 took
@@ -35,6 +35,10 @@ took
 
 step 3/7 "CUDA toolkit from the package index (ci/cuda-toolkit.txt)"
 cudacxx=$(PYTHON=python bash ci/cuda-toolkit.sh "$out/cuda")
+# The aarch64 release builds install the same pins: they must exist for that platform too.
+quiet pip download -q --disable-pip-version-check --no-deps --only-binary=:all: \
+  --platform manylinux_2_17_aarch64 -d "$out/cuda-aarch64" -r ci/cuda-toolkit.txt
+echo "    aarch64: $(ls "$out/cuda-aarch64" | wc -l) of $(grep -c '==' ci/cuda-toolkit.txt) pinned wheels found"
 took
 
 # Whatever CUDA this machine has stays out of sight: PATH loses every directory with an nvcc, and

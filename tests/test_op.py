@@ -1,5 +1,7 @@
 """torch.ops.sum_double.add against torch.add: values, layouts, special values, bad input."""
 
+from collections.abc import Callable
+
 import pytest
 import torch
 from hypothesis import HealthCheck, given, settings
@@ -269,6 +271,21 @@ def test_allocation_failure_is_an_exception() -> None:
 def test_torch_reason_probe_matches_the_versions() -> None:
     # The wrapper's out-of-memory handling trusts this probe; support works it out independently.
     assert sum_double._C.torch_reason_in_errors() is TORCH_REASON_CROSSES
+
+
+@pytest.mark.parametrize(
+    "call", [sum_double.add, torch.ops.sum_double.add], ids=["add", "torch.ops"]
+)
+@pytest.mark.parametrize("none_arg", ["a", "b"])
+def test_none_is_named(
+    call: Callable[..., torch.Tensor], none_arg: str, capfd: pytest.CaptureFixture[str]
+) -> None:
+    args = {"a": torch.ones(3), "b": torch.ones(3)}
+    args[none_arg] = None
+    with pytest.raises(RuntimeError) as info:
+        call(args["a"], args["b"])
+    assert str(info.value) == f"sum_double.add(): expected {none_arg} to be a Tensor, but got None"
+    assert capfd.readouterr().err == ""  # no C++ stack trace on stderr
 
 
 def test_not_a_tensor() -> None:

@@ -170,6 +170,9 @@ bool torch_reason_in_errors() {
 }
 
 DType check_inputs(const Tensor& a, const Tensor& b) {
+  // None arrives as an undefined tensor, on which every other query fails with torch's words.
+  SUM_DOUBLE_CHECK(a.defined(), "sum_double.add(): expected a to be a Tensor, but got None");
+  SUM_DOUBLE_CHECK(b.defined(), "sum_double.add(): expected b to be a Tensor, but got None");
   check_strided(a, "a");
   check_strided(b, "b");
   SUM_DOUBLE_CHECK(a.device() == b.device(),

@@ -1,5 +1,9 @@
 // torch.ops.sum_double.add for CUDA tensors: driver check, validate, device guard, current stream,
 // early return when empty, launch, launch check.
+
+// torch's C shim declares its CUDA calls only for CUDA builds; this file is one. The declaration
+// gives the looked-up stream function its type (nothing here links against it).
+#define USE_CUDA
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
 #include <torch/csrc/stable/accelerator.h>
@@ -22,7 +26,7 @@ using torch::stable::Tensor;
 // torch, so the symbol is looked up in the already-loaded library the first time a CUDA tensor
 // arrives (a CUDA tensor implies a CUDA torch, hence a loaded libtorch_cuda).
 cudaStream_t current_stream(int32_t device) {
-  using GetStream = AOTITorchError (*)(int32_t, void**);
+  using GetStream = decltype(&aoti_torch_get_current_cuda_stream);
   static const GetStream get_stream = [] {
     void* lib = dlopen("libtorch_cuda.so", RTLD_NOW | RTLD_NOLOAD);
     return lib ? reinterpret_cast<GetStream>(dlsym(lib, "aoti_torch_get_current_cuda_stream"))
