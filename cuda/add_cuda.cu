@@ -8,16 +8,18 @@
 #include "sum_double/add_cuda.h"
 
 namespace sum_double {
-namespace {
 
+// The helpers are `static` rather than in an anonymous namespace: nvcc gives anonymous-namespace
+// members external linkage under a name hashed from the source file's path, so the shipped archive
+// would differ from one build directory to the next.
 using kernels::Pack16;
 
-int64_t div_up(int64_t x, int64_t y) { return (x + y - 1) / y; }
+static int64_t div_up(int64_t x, int64_t y) { return (x + y - 1) / y; }
 
 // One launch of add_kernel with int32 indices when every index it forms (n plus one block of
 // slack) fits, int64 otherwise.
 template <typename T, int kThreads, int kUnroll, int kElems>
-void launch(const T* a, const T* b, T* out, int64_t n, cudaStream_t stream) {
+static void launch(const T* a, const T* b, T* out, int64_t n, cudaStream_t stream) {
   constexpr int64_t kPerBlock = int64_t{kThreads} * kUnroll * kElems;
   const auto blocks = static_cast<unsigned>(std::max<int64_t>(1, div_up(n, kPerBlock)));
   if (n <= INT32_MAX - kPerBlock) {
@@ -32,7 +34,7 @@ void launch(const T* a, const T* b, T* out, int64_t n, cudaStream_t stream) {
 // Threads the current GPU keeps resident at once: one wave of a grid (SMs x resident threads per
 // SM; 132 x 2048 on an H200). Cached per device: the launcher runs on every call, and the answer
 // never changes. 0 if the device cannot be queried; the launcher then takes its default shape.
-int64_t wave_threads() {
+static int64_t wave_threads() {
   constexpr int kMaxDevices = 64;
   static std::atomic<int64_t> cache[kMaxDevices] = {};
   int device = 0;
@@ -72,7 +74,7 @@ int64_t wave_threads() {
 // Cache hints did not pay: evict-first changed nothing; the L2 256-byte fetch hint gained 0.2% at
 // 2^28 elements and lost 3-4% at 2^21-2^23 (benchmarks/NOTES.md, run 21).
 template <typename T>
-void launch_aligned(const T* a, const T* b, T* out, int64_t n, cudaStream_t stream) {
+static void launch_aligned(const T* a, const T* b, T* out, int64_t n, cudaStream_t stream) {
   constexpr int kElems = Pack16<T>::kSize;
   const int64_t packs = n / kElems;
   const int64_t wave = wave_threads();
@@ -89,7 +91,8 @@ void launch_aligned(const T* a, const T* b, T* out, int64_t n, cudaStream_t stre
 // bytes in flight (one element per thread lost 24% in float32 and 49% in the 16-bit types at
 // 2^28).
 template <typename T>
-cudaError_t add_typed(const void* a, const void* b, void* out, int64_t n, cudaStream_t stream) {
+static cudaError_t add_typed(const void* a, const void* b, void* out, int64_t n,
+                             cudaStream_t stream) {
   const auto* pa = static_cast<const T*>(a);
   const auto* pb = static_cast<const T*>(b);
   auto* po = static_cast<T*>(out);
@@ -101,8 +104,6 @@ cudaError_t add_typed(const void* a, const void* b, void* out, int64_t n, cudaSt
   }
   return cudaGetLastError();
 }
-
-}  // namespace
 
 cudaError_t add_cuda(const void* a, const void* b, void* out, int64_t n, DType dtype,
                      cudaStream_t stream) {
