@@ -1,4 +1,7 @@
-"""ResidualBlock against its torch-add twin: forward, gradients, training."""
+"""ResidualBlock against its torch-add twin, in eager mode, under torch.compile and torch.export."""
+
+from collections.abc import Callable
+from pathlib import Path
 
 import torch
 from torch import Tensor
@@ -6,6 +9,7 @@ from torch import Tensor
 from residual_demo import ResidualBlock, train
 
 FEATURES = 8
+SUM_DOUBLE_ADD = torch.ops.sum_double.add.default
 
 
 class TorchAddBlock(ResidualBlock):
@@ -21,6 +25,10 @@ def blocks(device: str) -> tuple[ResidualBlock, TorchAddBlock]:
     twin = TorchAddBlock(FEATURES).to(device)
     twin.load_state_dict(block.state_dict())
     return block, twin
+
+
+def targets(graph: torch.fx.Graph) -> list[object]:
+    return [node.target for node in graph.nodes if node.op == "call_function"]
 
 
 def test_forward_is_bitwise_the_torch_add(device: str) -> None:
@@ -49,3 +57,47 @@ def test_training_lowers_the_loss_as_with_torch_add(device: str) -> None:
     assert losses == train(twin, steps=20)
     for p, p_twin in zip(block.parameters(), twin.parameters(), strict=True):
         assert torch.equal(p, p_twin)
+
+
+def test_compile_fullgraph_keeps_the_op(device: str) -> None:
+    # A backend is any callable that takes the captured FX graph: this one records it and runs it
+    # as it is, so the compiled output must equal the eager one bit for bit.
+    graphs: list[torch.fx.GraphModule] = []
+
+    def recording_backend(
+        gm: torch.fx.GraphModule, example_inputs: list[Tensor]
+    ) -> Callable[..., object]:
+        graphs.append(gm)
+        return gm.forward
+
+    torch.compiler.reset()
+    block, _ = blocks(device)
+    x = torch.randn(4, FEATURES, device=device)
+    compiled = torch.compile(block, fullgraph=True, backend=recording_backend)
+    assert torch.equal(compiled(x), block(x))
+    (graph,) = graphs
+    assert SUM_DOUBLE_ADD in targets(graph.graph)
+
+
+def test_compile_with_inductor_trains(device: str) -> None:
+    # The default backend generates its own kernels for what surrounds the op (GELU and its
+    # backward), which need not round as eager's do: close to eager, not bitwise equal.
+    torch.compiler.reset()
+    block, twin = blocks(device)
+    block.compile(fullgraph=True)  # in place: still a ResidualBlock, as train() expects
+    losses = torch.tensor(train(block, steps=5), dtype=torch.float32)
+    torch.testing.assert_close(losses, torch.tensor(train(twin, steps=5), dtype=torch.float32))
+
+
+def test_export_save_load_round_trip(device: str, tmp_path: Path) -> None:
+    block, _ = blocks(device)
+    x = torch.randn(4, FEATURES, device=device)
+    batch = torch.export.Dim("batch")
+    exported = torch.export.export(block, (x,), dynamic_shapes={"x": {0: batch}})
+    assert SUM_DOUBLE_ADD in targets(exported.graph)
+    path = tmp_path / "block.pt2"
+    torch.export.save(exported, path)
+    loaded = torch.export.load(path).module()
+    # Another batch size than the one traced: the op's fake kernel handled a symbolic shape.
+    x = torch.randn(3, FEATURES, device=device)
+    assert torch.equal(loaded(x), block(x))
