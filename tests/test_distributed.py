@@ -61,8 +61,9 @@ def _run_ranks(device: str, out_dir: Path) -> Job:
     procs = []
     for rank in range(WORLD_SIZE):
         # -W error: warnings are errors in the ranks too, as in this suite (pyproject.toml).
-        command = [sys.executable, "-W", "error", str(WORKER), device, str(out_dir / f"{rank}")]
-        with open(out_dir / f"{rank}.log", "w") as log:
+        results = out_dir / f"rank{rank}.jsonl"
+        command = [sys.executable, "-W", "error", str(WORKER), device, str(results)]
+        with open(out_dir / f"rank{rank}.log", "w") as log:
             procs.append(
                 subprocess.Popen(
                     command, env={**env, "RANK": str(rank)}, stdout=log, stderr=subprocess.STDOUT
@@ -80,10 +81,10 @@ def _run_ranks(device: str, out_dir: Path) -> Job:
             ends.append(f"killed after {JOB_TIMEOUT_S} s")
     outcomes = []
     for rank in range(WORLD_SIZE):
-        results = out_dir / f"{rank}"
+        results = out_dir / f"rank{rank}.jsonl"
         lines = results.read_text().splitlines() if results.exists() else []
         outcomes.append({o["case"]: o["error"] for o in map(json.loads, lines)})
-    logs = [(out_dir / f"{rank}.log").read_text()[-3000:] for rank in range(WORLD_SIZE)]
+    logs = [(out_dir / f"rank{rank}.log").read_text()[-3000:] for rank in range(WORLD_SIZE)]
     return Job(outcomes, ends, logs)
 
 
@@ -116,8 +117,10 @@ def test_tensor_parallel_block(job: Job) -> None:
     _passed(job, "tensor_parallel_block")
 
 
-# Adds two DTensors in a one-rank group (a FileStore: no port), after the imports put in front.
+# Appended to some imports: adds two DTensors in a one-rank group (a FileStore: no port) and
+# prints "imported" first (so that anything before it came from the imports), the result last.
 _ADD_DTENSORS = """
+print("imported", flush=True)
 import sys
 import torch
 import torch.distributed as dist
@@ -127,22 +130,26 @@ from torch.distributed.tensor import Shard, distribute_tensor
 dist.init_process_group("gloo", store=dist.FileStore(sys.argv[1], 1), rank=0, world_size=1)
 a = distribute_tensor(torch.ones(4), init_device_mesh("cpu", (1,)), [Shard(0)])
 try:
-    print(sum_double.add(a, a).placements)
+    result = sum_double.add(a, a).placements
 except NotImplementedError as e:
-    print("NotImplementedError:", e)
+    result = f"NotImplementedError: {e}"
 finally:
     dist.destroy_process_group()
+print(result, flush=True)
 """
 
 
-def _run_python(code: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-W", "error", "-c", code, str(tmp_path / "store")],
+def _add_dtensors_after(imports: str, tmp_path: Path) -> list[str]:
+    """The lines that _ADD_DTENSORS prints after ``imports``: "imported", gloo's, the result."""
+    child = subprocess.run(
+        [sys.executable, "-W", "error", "-c", imports + _ADD_DTENSORS, str(tmp_path / "store")],
         env={**os.environ, **LOOPBACK_ONLY},
         capture_output=True,
         text=True,
         timeout=120,
     )
+    assert (child.returncode, child.stderr) == (0, ""), child.stderr
+    return child.stdout.splitlines()
 
 
 IMPORT_ORDERS = {
@@ -159,19 +166,19 @@ IMPORT_ORDERS = {
 
 @pytest.mark.parametrize("imports", IMPORT_ORDERS.values(), ids=IMPORT_ORDERS)
 def test_rule_registered_whichever_is_imported_first(imports: str, tmp_path: Path) -> None:
-    child = _run_python(imports + _ADD_DTENSORS, tmp_path)
-    assert (child.returncode, child.stdout, child.stderr) == (0, "(Shard(dim=0),)\n", "")
+    lines = _add_dtensors_after(imports, tmp_path)
+    assert (lines[0], lines[-1]) == ("imported", "(Shard(dim=0),)"), lines
 
 
 def test_without_register_sharding_the_op_works_and_import_says_nothing(tmp_path: Path) -> None:
-    # As on a torch that lacks the API: plain tensors as before, no warning, and DTensor's own
-    # error for a DTensor.
+    # As on a torch that lacks the API: plain tensors as before, no output, no warning (-W error),
+    # and DTensor's own error for a DTensor.
     imports = (
         "import torch.distributed.tensor.experimental as experimental\n"
         "del experimental.register_sharding\n"
         "import torch, sum_double\n"
         "assert torch.equal(sum_double.add(torch.ones(2), torch.ones(2)), torch.full((2,), 2.0))\n"
     )
-    child = _run_python(imports + _ADD_DTENSORS, tmp_path)
-    assert (child.returncode, child.stderr) == (0, "")
-    assert child.stdout.startswith("NotImplementedError: Operator sum_double.add.default does not")
+    lines = _add_dtensors_after(imports, tmp_path)
+    assert lines[0] == "imported", lines
+    assert lines[-1].startswith("NotImplementedError: Operator sum_double.add.default does not")
