@@ -109,7 +109,7 @@ def check_placements(
         moved = torch.add(*(t.redistribute(placements=out.placements) for t in (a, b)))
     full = {k: t.full_tensor() for k, t in dict(out=out, a=a, b=b, grad=grad).items()}
 
-    assert out.placements == (PLACEMENTS[want],), f"output {out.placements}, expected {want}"
+    assert out.placements == (PLACEMENTS[want],), f"{out.placements}, not {PLACEMENTS[want]}"
     assert out_no_grad.placements == out.placements
     assert_bitwise_equal(out_no_grad.to_local(), out.to_local())
     if moved is not None:
@@ -121,11 +121,11 @@ def check_placements(
         assert_bitwise_equal(full["out"], torch.add(full["a"], full["b"]))
     # Backward hands the incoming gradient to both inputs as it is.
     for name, g in (("a", ga), ("b", gb)):
-        assert g.placements == grad.placements, f"grad of {name} {g.placements}, not {grad}"
+        assert g.placements == grad.placements, f"grad of {name}: {g.placements}"
         assert_bitwise_equal(g.to_local(), grad.to_local())
     want_torch = torch_add_placement(pa, pb)
     assert ref.placements == (PLACEMENTS[want_torch],), (
-        f"torch.add gave {ref.placements}, expected {want_torch} on torch {torch.__version__}"
+        f"torch {torch.__version__}'s add gave {ref.placements}, not {PLACEMENTS[want_torch]}"
     )
     if ref.placements == out.placements:
         assert_bitwise_equal(out.to_local(), ref.to_local())
