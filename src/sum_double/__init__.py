@@ -17,7 +17,8 @@ if torch.__version__ < _MIN_TORCH:
         f"Upgrade it: pip install 'torch>={_MIN_TORCH}'"
     )
 
-from . import _C  # noqa: E402  (loading the library registers torch.ops.sum_double.add)
+# Loading _C registers torch.ops.sum_double.add; _distributed, the op's sharding rule for DTensor.
+from . import _C, _distributed  # noqa: E402, F401
 from ._cpp import cmake_dir, get_include  # noqa: E402
 from ._ops import add, sum_double_op  # noqa: E402
 

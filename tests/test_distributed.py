@@ -1,0 +1,184 @@
+"""sum_double.add on DTensor: placements, gradients, FSDP2 and tensor parallelism over two ranks.
+
+The ranks are two processes running tests/distributed_worker.py, started once per device by a
+module-scoped fixture (gloo on the CPU; NCCL on cuda:0 and cuda:1 where two GPUs are present), on
+the loopback interface only and within a hard time limit. They run every case; each test here
+reads its case's outcome. The last tests check when the sharding rule is registered.
+"""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import torch
+
+from distributed_worker import PLACEMENT_CASES
+
+WORKER = Path(__file__).with_name("distributed_worker.py")
+WORLD_SIZE = 2
+# The CPU job takes about 15 s on a 2-core machine: past this it hangs, and fails.
+JOB_TIMEOUT_S = 180
+# gloo and NCCL's bootstrap would otherwise use whatever address the host name resolves to.
+LOOPBACK_ONLY = {"MASTER_ADDR": "127.0.0.1", "GLOO_SOCKET_IFNAME": "lo", "NCCL_SOCKET_IFNAME": "lo"}
+
+
+@dataclass
+class Job:
+    """What the ranks reported: per rank, each case's traceback (None: it passed)."""
+
+    outcomes: list[dict[str, str | None]]
+    ends: list[str]  # per rank: its exit code, or that it was killed
+    logs: list[str]  # per rank: the end of its output
+
+    def failures(self, case: str) -> str:
+        found = []
+        for rank, outcomes in enumerate(self.outcomes):
+            if case not in outcomes:
+                found.append(
+                    f"rank {rank} never reported {case} ({self.ends[rank]}); its output ends:\n"
+                    f"{self.logs[rank]}"
+                )
+            elif outcomes[case] is not None:
+                found.append(f"rank {rank}:\n{outcomes[case]}")
+        return "\n".join(found)
+
+
+def _free_loopback_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _run_ranks(device: str, out_dir: Path) -> Job:
+    env = {**os.environ, **LOOPBACK_ONLY, "WORLD_SIZE": str(WORLD_SIZE)}
+    env["MASTER_PORT"] = str(_free_loopback_port())
+    procs = []
+    for rank in range(WORLD_SIZE):
+        # -W error: warnings are errors in the ranks too, as in this suite (pyproject.toml).
+        results = out_dir / f"rank{rank}.jsonl"
+        command = [sys.executable, "-W", "error", str(WORKER), device, str(results)]
+        with open(out_dir / f"rank{rank}.log", "w") as log:
+            procs.append(
+                subprocess.Popen(
+                    command, env={**env, "RANK": str(rank)}, stdout=log, stderr=subprocess.STDOUT
+                )
+            )
+    deadline = time.monotonic() + JOB_TIMEOUT_S
+    ends = []
+    for proc in procs:
+        try:
+            proc.wait(timeout=max(deadline - time.monotonic(), 0))
+            ends.append(f"exit code {proc.returncode}")
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            ends.append(f"killed after {JOB_TIMEOUT_S} s")
+    outcomes = []
+    for rank in range(WORLD_SIZE):
+        results = out_dir / f"rank{rank}.jsonl"
+        lines = results.read_text().splitlines() if results.exists() else []
+        outcomes.append({o["case"]: o["error"] for o in map(json.loads, lines)})
+    logs = [(out_dir / f"rank{rank}.log").read_text()[-3000:] for rank in range(WORLD_SIZE)]
+    return Job(outcomes, ends, logs)
+
+
+@pytest.fixture(scope="module", params=["cpu", pytest.param("cuda", marks=pytest.mark.cuda)])
+def job(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Job:
+    device = request.param
+    if device == "cuda" and torch.cuda.device_count() < WORLD_SIZE:
+        pytest.skip(f"needs {WORLD_SIZE} CUDA devices, found {torch.cuda.device_count()}")
+    return _run_ranks(device, tmp_path_factory.mktemp(f"ranks-{device}"))
+
+
+def _passed(job: Job, case: str) -> None:
+    failures = job.failures(case)
+    if failures:
+        pytest.fail(failures, pytrace=False)
+
+
+@pytest.mark.parametrize("case", PLACEMENT_CASES)
+def test_placements_values_and_gradients(job: Job, case: str) -> None:
+    # SHAPE-ROUTE-A+B: the output placement is the cheapest common one, the values and the
+    # gradients (the incoming one, as it is) match torch.add's on the same DTensors.
+    _passed(job, case)
+
+
+def test_fsdp2_training_step(job: Job) -> None:
+    _passed(job, "fsdp2_step")
+
+
+def test_tensor_parallel_block(job: Job) -> None:
+    _passed(job, "tensor_parallel_block")
+
+
+# Appended to some imports: adds two DTensors in a one-rank group (a FileStore: no port) and
+# prints "imported" first (so that anything before it came from the imports), the result last.
+_ADD_DTENSORS = """
+print("imported", flush=True)
+import sys
+import torch
+import torch.distributed as dist
+from torch.distributed.device_mesh import init_device_mesh
+from torch.distributed.tensor import Shard, distribute_tensor
+
+dist.init_process_group("gloo", store=dist.FileStore(sys.argv[1], 1), rank=0, world_size=1)
+a = distribute_tensor(torch.ones(4), init_device_mesh("cpu", (1,)), [Shard(0)])
+try:
+    result = sum_double.add(a, a).placements
+except NotImplementedError as e:
+    result = f"NotImplementedError: {e}"
+finally:
+    dist.destroy_process_group()
+print(result, flush=True)
+"""
+
+
+def _add_dtensors_after(imports: str, tmp_path: Path) -> list[str]:
+    """The lines that _ADD_DTENSORS prints after ``imports``: "imported", gloo's, the result."""
+    child = subprocess.run(
+        [sys.executable, "-W", "error", "-c", imports + _ADD_DTENSORS, str(tmp_path / "store")],
+        env={**os.environ, **LOOPBACK_ONLY},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert (child.returncode, child.stderr) == (0, ""), child.stderr
+    return child.stdout.splitlines()
+
+
+IMPORT_ORDERS = {
+    # The usual order: the rule waits for torch.distributed.tensor (importing it costs about a
+    # second, which `import sum_double` does not pay).
+    "sum_double_first": (
+        "import sys, sum_double\n"
+        "assert 'torch.distributed.tensor' not in sys.modules, 'sum_double imported DTensor'\n"
+        "import torch.distributed.tensor\n"
+    ),
+    "dtensor_first": "import torch.distributed.tensor, sum_double\n",
+}
+
+
+@pytest.mark.parametrize("imports", IMPORT_ORDERS.values(), ids=IMPORT_ORDERS)
+def test_rule_registered_whichever_is_imported_first(imports: str, tmp_path: Path) -> None:
+    lines = _add_dtensors_after(imports, tmp_path)
+    assert (lines[0], lines[-1]) == ("imported", "(Shard(dim=0),)"), lines
+
+
+def test_without_register_sharding_the_op_works_and_import_says_nothing(tmp_path: Path) -> None:
+    # As on a torch that lacks the API: plain tensors as before, no output, no warning (-W error),
+    # and DTensor's own error for a DTensor.
+    imports = (
+        "import torch.distributed.tensor.experimental as experimental\n"
+        "del experimental.register_sharding\n"
+        "import torch, sum_double\n"
+        "assert torch.equal(sum_double.add(torch.ones(2), torch.ones(2)), torch.full((2,), 2.0))\n"
+    )
+    lines = _add_dtensors_after(imports, tmp_path)
+    assert lines[0] == "imported", lines
+    assert lines[-1].startswith("NotImplementedError: Operator sum_double.add.default does not")
