@@ -39,11 +39,16 @@ inline bool module_loaded() {
 }  // namespace detail
 
 // a + b as torch.ops.sum_double.add computes it: same shape, dtype (float16, bfloat16, float32,
-// float64) and device; a new tensor. Throws std::runtime_error on bad input (torch >= 2.13 also
-// passes the op's own message through) or when the op is not registered.
+// float64) and device; a new tensor. Throws std::runtime_error on bad input or when the op is not
+// registered. The op's own message comes along when this is compiled against torch >= 2.14's
+// headers and runs on torch >= 2.13; otherwise only the failed call is named.
 inline torch::stable::Tensor add(const torch::stable::Tensor& a, const torch::stable::Tensor& b) {
   std::array<StableIValue, 2> stack{torch::stable::detail::from(a), torch::stable::detail::from(b)};
   try {
+// torch's check macros put __FILE__ in their message: name this header, not the path it had on
+// the build machine (a pip build environment that no longer exists, and a different binary each
+// build). The includer's own line numbers are unaffected.
+#line 52 "sum_double/op.h"
 #ifdef STABLE_TORCH_ERROR_CODE_CHECK
     STABLE_TORCH_ERROR_CODE_CHECK(
         torch_call_dispatcher("sum_double::add", "", stack.data(), TORCH_ABI_VERSION));

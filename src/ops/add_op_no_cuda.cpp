@@ -9,7 +9,7 @@ namespace {
 
 using torch::stable::Tensor;
 
-Tensor add_cuda_unavailable(const Tensor& a, const Tensor& b) {
+Tensor add_cuda_unavailable(const Tensor& /*a*/, const Tensor& /*b*/) {
   fail(
       "sum_double.add(): got CUDA tensors, but this sum_double was built CPU-only "
       "(no CUDA compiler at build time, or SUM_DOUBLE_CUDA=OFF). Reinstall it with "
