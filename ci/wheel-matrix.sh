@@ -7,6 +7,8 @@
 # Torch specs can be given in TORCH_SPECS. This machine's pip config caps torch at 2.14.1 for
 # convenience: venvs for newer (or PyPI-only) releases skip the config (PIP_CONFIG_FILE=/dev/null).
 # Where pip does not find torch's +cpu builds by itself, TORCH_CPU_INDEX names their index.
+# REQUIRE_CUDA_BUILD=1 (the release wheel) fails unless the wheel has CUDA kernels for every
+# architecture pyproject.toml asks for by default.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -33,7 +35,17 @@ new_venv() {  # new_venv DIR TORCH_SPEC PACKAGES...: a fresh venv holding what t
 
 run_tests() {  # run_tests VENV: the README's test command, from the repo root
   "$1/bin/python" -m sum_double info
-  "$1/bin/python" -c "import sum_double._C as c; print('    CUDA build:', not c.cpu_only, c.cuda_archs)"
+  if [ "${REQUIRE_CUDA_BUILD:-0}" = 1 ]; then
+    "$1/bin/python" - "$root/pyproject.toml" <<'PY'
+import sys, tomllib
+import sum_double._C as c
+with open(sys.argv[1], "rb") as f:
+    archs = tomllib.load(f)["tool"]["scikit-build"]["cmake"]["define"]["CMAKE_CUDA_ARCHITECTURES"]
+assert not c.cpu_only, "expected a CUDA build, got a CPU-only one"
+assert c.cuda_archs == tuple(archs["default"].split(";")), f"archs {c.cuda_archs}"
+print("    a CUDA build for", ", ".join(c.cuda_archs))
+PY
+  fi
   (cd "$root" && "$1/bin/python" -m pytest -q -p no:cacheprovider)
 }
 
@@ -57,7 +69,7 @@ for spec in $specs; do
     quiet "$venv/bin/pip" install -q --disable-pip-version-check --no-deps --force-reinstall \
       "$work"/dist-cpu/sum_double-*.whl
     "$venv/bin/python" -c "import sum_double._C as c; assert c.cpu_only, 'not CPU-only'"
-    run_tests "$venv"
+    REQUIRE_CUDA_BUILD=0 run_tests "$venv"
   fi
   rm -rf "$venv"
   echo "    torch $spec: $((SECONDS - start)) s"
