@@ -9,7 +9,7 @@ Fails (exit 1, one line per finding) unless every ELF file in the wheel
 - is linked with full RELRO and BIND_NOW, has a non-executable stack and no RPATH/RUNPATH that
   points outside the wheel;
 - carries no path of the machine that built it (pip's build environment, site-packages, the
-  source and build dirs given with --forbid).
+  source and build dirs given with --forbid); the static libraries (.a) are checked for that too.
 Needs pyelftools (auditwheel depends on it).
 """
 
@@ -74,12 +74,18 @@ def check_elf(name: str, data: bytes, forbidden: list[bytes]) -> list[str]:
     if stack is None or stack["p_flags"] & P_FLAGS.PF_X:
         problems.append("executable stack (-z noexecstack)")
 
+    problems += build_paths(data, forbidden)
+    return [f"{name}: {p}" for p in problems]
+
+
+def build_paths(data: bytes, forbidden: list[bytes]) -> list[str]:
+    problems = []
     for path in BUILD_PATHS + forbidden:
         if path in data:
             at = data.index(path)
             string = data[data.rfind(b"\0", 0, at) + 1 : data.find(b"\0", at)]
             problems.append(f"carries a build path: {string!r}")
-    return [f"{name}: {p}" for p in problems]
+    return problems
 
 
 def main() -> int:
@@ -99,6 +105,9 @@ def main() -> int:
             for name in elves:
                 problems += check_elf(f"{wheel}!{name}", zf.read(name), forbidden)
                 print(f"checked {name} in {wheel}")
+            for name in (n for n in zf.namelist() if n.endswith(".a")):
+                problems += [f"{wheel}!{name}: {p}" for p in build_paths(zf.read(name), forbidden)]
+                print(f"checked {name} in {wheel} for build paths")
     for problem in problems:
         print(problem, file=sys.stderr)
     return 1 if problems else 0

@@ -43,6 +43,11 @@ took
 
 # Whatever CUDA this machine has stays out of sight: PATH loses every directory with an nvcc, and
 # the variables that point CMake at a toolkit are unset. CUDACXX names the wheels' nvcc.
+if [ -x /usr/bin/nvcc ]; then
+  echo "nvcc is in /usr/bin (a distribution's CUDA package): it cannot be hidden from PATH" \
+    "without the compiler. Remove that package, or build in a container." >&2
+  exit 1
+fi
 hidden_path=$(tr : '\n' <<<"$PATH" | while read -r dir; do
   [ -x "$dir/nvcc" ] || echo "$dir"
 done | paste -sd:)

@@ -10,7 +10,8 @@
 //            while the kernel runs surfaces at the next synchronising call, as with any launch.
 //            It never throws; it leaves no error pending once it has returned one.
 // Link SumDouble::cuda (CMake): it brings the CUDA runtime, statically, and needs a driver that
-// supports the CUDA major version the wheel was built with (13). No torch is involved.
+// supports the CUDA major version the wheel was built with (13 for the release wheels). No torch
+// is involved.
 #pragma once
 
 #include <cuda_runtime_api.h>

@@ -47,7 +47,7 @@ inline torch::stable::Tensor add(const torch::stable::Tensor& a, const torch::st
   try {
 // torch's check macros put __FILE__ in their message: name this header, not the path it had on
 // the build machine (a pip build environment that no longer exists, and a different binary each
-// build). The includer's own line numbers are unaffected.
+// build). The includer's own line numbers are unaffected; the number is the next line's own.
 #line 52 "sum_double/op.h"
 #ifdef STABLE_TORCH_ERROR_CODE_CHECK
     STABLE_TORCH_ERROR_CODE_CHECK(

@@ -2,7 +2,11 @@
 
 from pathlib import Path
 
-_PACKAGE = Path(__file__).resolve().parent
+from . import _C
+
+# Where the wheel's files are: beside the compiled module, which an editable install keeps in its
+# build directory (with the headers, libraries and CMake files), apart from the Python sources.
+_PACKAGE = Path(_C.__file__).resolve().parent
 
 
 def get_include() -> str:

@@ -65,6 +65,7 @@ class _RegisterOnImport(importlib.abc.MetaPathFinder):
         exec_module = loader.exec_module
 
         def exec_then_register(module: ModuleType) -> None:
+            loader.exec_module = exec_module  # a loader may serve other modules: leave it as found
             exec_module(module)
             # Only now: a spec found by importlib.util.find_spec alone is never executed.
             if self in sys.meta_path:
