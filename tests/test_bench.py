@@ -3,6 +3,7 @@
 It asserts what the command reports, never how fast anything is: speed lives in benchmarks.
 """
 
+import itertools
 import json
 from pathlib import Path
 
@@ -62,3 +63,18 @@ def test_datasheet_lookup_prefers_the_specific_name() -> None:
     for i, general in enumerate(names):
         for specific in names[i + 1 :]:
             assert general not in specific, f"{specific!r} must come before {general!r}"
+
+
+def test_cpu_timing_never_hands_a_call_the_set_the_call_before_it_read() -> None:
+    # Two ops reading one set back to back: the second finds it in cache and looks faster, which
+    # once made the CPU bench report 0.58x where users' own timing showed parity.
+    calls: list[tuple[str, int]] = []
+    fns = [lambda i: calls.append(("ours", i)), lambda i: calls.append(("ref", i))]
+    bench._cpu_seconds(fns, sets=5, reps=6)
+    timed = calls[6:]  # after the warm-up: 3 sets x 2 fns
+    assert len(timed) == 12
+    sets_read = [i for _, i in timed]
+    assert all(x != y for x, y in itertools.pairwise(sets_read))
+    # Each op goes first in half of the rounds.
+    firsts = [timed[k][0] for k in range(0, len(timed), 2)]
+    assert firsts.count("ours") == firsts.count("ref") == 3

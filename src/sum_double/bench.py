@@ -9,8 +9,9 @@ same way: a kernel that moves what a device-to-device copy moves. (``out.copy_(a
 in a graph, ran at 2.75 TB/s on an H200 where an uncaptured copy ran at 4.2 TB/s; see
 benchmarks/NOTES.md.)
 
-On the CPU, each call is timed with ``perf_counter`` over rotating input sets, the two ops
-alternating call by call; the figure is the median.
+On the CPU, each call is timed with ``perf_counter``; the ops take turns (each round in the
+opposite order) and every call reads the next input set of one shared rotation, so no call finds
+its inputs left in cache by the call before it. The figure is the median.
 
 GB/s counts 3 x n x element size (read a, read b, write out); the ceiling counts 2 x n x size.
 """
@@ -131,17 +132,21 @@ def cuda_seconds(
 
 
 def _cpu_seconds(fns: list[Callable[[int], object]], sets: int, reps: int) -> list[float]:
-    """Median seconds per call of each fn, the fns interleaved call by call, so that whatever
-    the process does between calls (page faults on fresh outputs, above all) falls on each alike."""
+    """Median seconds per call of each fn. Had two fns read the same set one after the other, the
+    second would find it in cache and look faster; so every call takes the next set of a rotation
+    that all fns share, and the order within a round alternates."""
     for i in range(min(sets, 3)):
         for fn in fns:
             fn(i)
     samples: list[list[float]] = [[] for _ in fns]
+    turn = 0
     for r in range(reps):
-        for fn, times in zip(fns, samples, strict=True):
+        order = range(len(fns)) if r % 2 == 0 else reversed(range(len(fns)))
+        for k in order:
             t0 = time.perf_counter()
-            fn(r % sets)
-            times.append(time.perf_counter() - t0)
+            fns[k](turn % sets)
+            samples[k].append(time.perf_counter() - t0)
+            turn += 1
     return [statistics.median(times) for times in samples]
 
 
