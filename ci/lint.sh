@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Style gate: ruff (lint + format) for Python, clang-format for C++/CUDA, then the workflows
-# (ci/lint-workflows.sh). Installs its own tools. mypy runs in ci/wheel-matrix.sh, beside torch.
+# Style gate: ruff (lint + format) for Python, clang-format for C++/CUDA, relative links in the
+# Markdown (ci/check_links.py), then the workflows (ci/lint-workflows.sh). Installs its own tools.
+# mypy runs in ci/wheel-matrix.sh, beside torch.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,5 +21,7 @@ echo "==> ruff check / ruff format --check"
 "$tools/bin/ruff" format --check .
 echo "==> clang-format --dry-run --Werror"
 git ls-files '*.cpp' '*.h' '*.cu' '*.cuh' | xargs "$tools/bin/clang-format" --dry-run --Werror
+echo "==> Markdown links"
+"$tools/bin/python" ci/check_links.py
 bash ci/lint-workflows.sh
 echo "lint: clean"

@@ -57,22 +57,13 @@ static int64_t wave_threads() {
   return wave;
 }
 
-// Aligned arrays: a grid that covers the array, its shape chosen by how many waves it fills. The
-// thresholds were measured on an H200 only (benchmarks/NOTES.md, runs 14-18), each shape's speed
-// against torch.add in the same process unless said:
-// - up to half a wave, one pack per thread in 256-thread blocks: 1-7% faster than 1024-thread
-//   blocks at 2^10-2^19 elements in the 16- and 32-bit types. Near one wave they lost 1%, hence
-//   1024-thread blocks from half a wave to one;
+// Aligned arrays: a grid that covers the array, its block shape picked by how many waves it fills.
+// Each choice was the fastest measured for its band, on an H200 only (benchmarks/NOTES.md):
+// - up to half a wave, one pack per thread in 256-thread blocks;
 // - between one and two waves, two packs per thread, so that one wave covers the array instead of
-//   a second wave starting as the first drains: +2.4% at float32 2^21 and +3% at float16 2^22.
-//   In 512-thread blocks, because 1024 x 2 ran 4% slower in bfloat16 in a standalone harness
-//   (float16 and float32 matched). At three to four waves two packs per thread lost 1%, and four
-//   packs per thread lost 1% at 2^28;
-// - otherwise one pack per thread in 1024-thread blocks: in the standalone harness
-//   (benchmarks/kernel_variants.cu) 0.4-2.4% ahead of 128-512-thread blocks at 2^24 over its
-//   runs, and within 0.1% of the fastest at 2^28-2^29.
-// Cache hints did not pay: evict-first changed nothing; the L2 256-byte fetch hint gained 0.2% at
-// 2^28 elements and lost 3-4% at 2^21-2^23 (benchmarks/NOTES.md, run 21).
+//   a second wave starting as the first drains (512-thread blocks: 1024 lost in bfloat16);
+// - otherwise one pack per thread in 1024-thread blocks.
+// Cache hints (evict-first, the L2 256-byte fetch) were tried and did not pay.
 template <typename T>
 static void launch_aligned(const T* a, const T* b, T* out, int64_t n, cudaStream_t stream) {
   constexpr int kElems = Pack16<T>::kSize;
@@ -87,9 +78,8 @@ static void launch_aligned(const T* a, const T* b, T* out, int64_t n, cudaStream
   }
 }
 
-// Arrays off a 16-byte boundary cannot use 128-bit accesses: four elements per thread keep enough
-// bytes in flight (one element per thread lost 24% in float32 and 49% in the 16-bit types at
-// 2^28).
+// Arrays off a 16-byte boundary cannot use 128-bit accesses: four elements per thread, all loaded
+// before the first add, keep enough bytes in flight (2 to 16 were tried: NOTES, run 23).
 template <typename T>
 static cudaError_t add_typed(const void* a, const void* b, void* out, int64_t n,
                              cudaStream_t stream) {
