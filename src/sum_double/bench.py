@@ -5,9 +5,8 @@ graph of up to 20 calls on distinct input sets, replayed after L2 has been flush
 events, divided by the calls in it; the figure is the median over the replays. Graph replay keeps
 host overhead out, so this compares kernels (host cost has its own benchmark,
 benchmarks/host_cost.py). The read-once-write-once ceiling is ``torch.neg(a, out=o)`` measured the
-same way: a kernel that moves what a device-to-device copy moves. (``out.copy_(a)`` itself, captured
-in a graph, ran at 2.75 TB/s on an H200 where an uncaptured copy ran at 4.2 TB/s; see
-benchmarks/NOTES.md.)
+same way: a kernel that moves what a device-to-device copy moves. (Not ``out.copy_(a)`` itself,
+which runs well below an uncaptured copy when captured in a graph: benchmarks/NOTES.md, run 5.)
 
 On the CPU, each call is timed with ``perf_counter``; the ops take turns (each round in the
 opposite order) and every call reads the next input set of one shared rotation, so no call finds
