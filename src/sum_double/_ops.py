@@ -10,6 +10,7 @@ from torch import Tensor
 from . import _C
 
 _add = torch.ops.sum_double.add.default
+_is_compiling = torch.compiler.is_compiling  # bound once: add() asks on every call
 # Errors cross the stable ABI as codes; torch's reason for one ("CUDA out of memory", ...) comes
 # along only where the headers built against and the torch running both allow it.
 _REASON_CROSSES = _C.torch_reason_in_errors()
@@ -217,7 +218,7 @@ def add(a: Tensor, b: Tensor) -> Tensor:
             allocation failed and torch's reason did not come along.
     """
     # Compiled and FX-traced code records the op itself; None and non-tensors get its error.
-    if torch.compiler.is_compiling() or not (isinstance(a, Tensor) and isinstance(b, Tensor)):
+    if _is_compiling() or not (isinstance(a, Tensor) and isinstance(b, Tensor)):
         return _add(a, b)
     try:
         return _route(a, b)
