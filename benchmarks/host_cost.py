@@ -2,10 +2,20 @@
 
 At n = 1024 the kernel takes about a microsecond, so back-to-back calls are bound by the host.
 Each figure is the median over rounds of (wall time of `calls` back-to-back calls, then one sync)
-divided by `calls`. The callables compared with each other take their rounds in turn, so that
-whatever else the machine does falls on each alike (on a shared VM it swings by 2x).
+divided by `calls`. The callables of one table take their rounds in turn, so that whatever else
+the machine does falls on each alike (on a shared VM it swings by 2x).
 
-    python benchmarks/host_cost.py [--device cuda] [--n 1024]
+Below the two headline rows, each table adds one layer at a time, so that the differences between
+its rows are what each layer costs: calling an op through torch.ops at all, our op's C++ layer,
+torch's Python autograd kernel for custom ops (what `torch.ops.sum_double.add` pays even when
+nothing needs grad), and the wrapper's routes (`sum_double._ops`: the fast one on torch's private
+names, which `sum_double.add` takes where they exist, and the public one).
+
+    python benchmarks/host_cost.py [--device cuda] [--n 1024] [--calls 2000] [--rounds 15]
+                                   [--cpu-time]
+
+--cpu-time (CPU only) times with this thread's CPU time instead of the wall clock: on a machine
+shared with other work, the time the core spends on other processes then stays out.
 """
 
 import argparse
@@ -16,10 +26,15 @@ from collections.abc import Callable
 import torch
 
 import sum_double
+from sum_double import _ops
 
 
 def per_call_us(
-    fns: dict[str, Callable[[], object]], device: torch.device, calls: int = 2000, rounds: int = 15
+    fns: dict[str, Callable[[], object]],
+    device: torch.device,
+    calls: int,
+    rounds: int,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> dict[str, float]:
     def sync() -> None:
         if device.type == "cuda":
@@ -32,11 +47,11 @@ def per_call_us(
     samples: dict[str, list[float]] = {name: [] for name in fns}
     for _ in range(rounds):
         for name, fn in fns.items():
-            t0 = time.perf_counter()
+            t0 = clock()
             for _ in range(calls):
                 fn()
             sync()
-            samples[name].append((time.perf_counter() - t0) / calls * 1e6)
+            samples[name].append((clock() - t0) / calls * 1e6)
     return {name: statistics.median(s) for name, s in samples.items()}
 
 
@@ -44,41 +59,79 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     parser.add_argument("--n", type=int, default=1024)
+    parser.add_argument("--calls", type=int, default=2000)
+    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--cpu-time", action="store_true")
     args = parser.parse_args()
     device = torch.device(args.device)
+    if args.cpu_time and device.type != "cpu":
+        parser.error("--cpu-time leaves out the time spent waiting for the GPU: CPU only")
+    clock = time.thread_time if args.cpu_time else time.perf_counter
 
     x, y = torch.randn(args.n, device=device), torch.randn(args.n, device=device)
     xg, yg = x.clone().requires_grad_(), y.clone().requires_grad_()
     op = torch.ops.sum_double.add.default
-    below_autograd = torch._C._AutoDispatchBelowAutograd
+    public = _ops._public_route
 
-    def op_below_autograd() -> torch.Tensor:
-        with below_autograd():
-            return op(x, y)
+    no_grad_fns: dict[str, Callable[[], object]] = {
+        "x + y": lambda: x + y,
+        "sum_double.add": lambda: sum_double.add(x, y),
+        "torch.ops.aten.add.Tensor": lambda: torch.ops.aten.add.Tensor(x, y),
+        "torch.ops.sum_double.add": lambda: op(x, y),
+        "public route": lambda: public(x, y),
+    }
+    grad_fns: dict[str, Callable[[], object]] = {
+        "x + y": lambda: xg + yg,
+        "sum_double.add": lambda: sum_double.add(xg, yg),
+        "torch.ops.sum_double.add": lambda: op(xg, yg),
+        "public route": lambda: public(xg, yg),
+    }
+    # Where this torch lacks a private name, sum_double.add is the public route: no fast rows.
+    fast = _ops._fast_route
+    if fast is not None:
 
-    # Where the no-grad gap lives: any op reached through torch.ops pays for the Python op object
-    # and a boxed call, and ours pays that too, below autograd; the wrapper adds the rest.
-    no_grad = per_call_us(
-        {
-            "x + y": lambda: x + y,
-            "sum_double.add": lambda: sum_double.add(x, y),
-            "torch.ops.aten.add.Tensor(x, y)": lambda: torch.ops.aten.add.Tensor(x, y),
-            "torch.ops.sum_double.add, below autograd": op_below_autograd,
-        },
-        device,
-    )
-    grad = per_call_us(
-        {"x + y": lambda: xg + yg, "sum_double.add": lambda: sum_double.add(xg, yg)}, device
-    )
+        def below_autograd(call: Callable[[], object]) -> Callable[[], object]:
+            def run() -> object:
+                with torch._C._AutoDispatchBelowAutograd():
+                    return call()
 
-    print(f"host cost per call, n = {args.n}, {device}, torch {torch.__version__}")
+            return run
+
+        no_grad_fns["torch.ops.aten.add.Tensor, below autograd"] = below_autograd(
+            lambda: torch.ops.aten.add.Tensor(x, y)
+        )
+        no_grad_fns["torch.ops.sum_double.add, below autograd"] = below_autograd(lambda: op(x, y))
+        no_grad_fns["fast route"] = lambda: fast(x, y)
+        grad_fns["fast route"] = lambda: fast(xg, yg)
+    no_grad = per_call_us(no_grad_fns, device, args.calls, args.rounds, clock)
+    grad = per_call_us(grad_fns, device, args.calls, args.rounds, clock)
+
+    timer = "thread CPU time" if args.cpu_time else "wall time"
+    print(f"host cost per call, n = {args.n}, {device}, torch {torch.__version__}, {timer}")
     print(f"  {'case':<20} {'x + y':>9} {'sum_double.add':>15} {'ratio':>6}")
     for case, times in (("no grad", no_grad), ("inputs require grad", grad)):
         ref, ours = times["x + y"], times["sum_double.add"]
         print(f"  {case:<20} {ref:>6.2f} us {ours:>12.2f} us {ours / ref:>6.2f}")
-    print("  for scale, no grad (measured in turn with the no-grad row):")
-    for name in ("torch.ops.aten.add.Tensor(x, y)", "torch.ops.sum_double.add, below autograd"):
-        print(f"    {name:<41} {no_grad[name]:>6.2f} us")
+    layers = {
+        "no grad": [
+            ("torch.ops.aten.add.Tensor", "any op through torch.ops: op object, boxed call"),
+            ("torch.ops.aten.add.Tensor, below autograd", "+ the guard that skips autograd"),
+            ("torch.ops.sum_double.add, below autograd", "our C++ op layer for aten's"),
+            ("torch.ops.sum_double.add", "the op as graphs call it: + torch's Python autograd"),
+            ("fast route", "sum_double.add less its own checks"),
+            ("public route", "what runs where a private name is missing"),
+        ],
+        "grad": [
+            ("torch.ops.sum_double.add", "register_autograd's Function, called from C++"),
+            ("fast route", "Function in the forward(ctx, ...) form"),
+            ("public route", "Function with setup_context: apply binds with inspect"),
+        ],
+    }
+    for case, times in (("no grad", no_grad), ("grad", grad)):
+        print(f"  {case}, layer by layer (measured in turn with the {case} row):")
+        for name, what in layers[case]:
+            if name in times:
+                print(f"    {name:<42} {times[name]:>6.2f} us  {what}")
 
 
 if __name__ == "__main__":

@@ -1,23 +1,46 @@
-"""Gradients, torch.library.opcheck and torch.compile for torch.ops.sum_double.add."""
+"""Gradients, forward-mode AD, torch.func, opcheck and torch.compile, through every route in."""
+
+from collections.abc import Callable
 
 import pytest
 import torch
 import torch.autograd.forward_ad as fwAD
 
 import sum_double
+from sum_double import _ops
 from support import FLOAT_DTYPES, assert_bitwise_equal
 
-# The two ways in: the public wrapper (which picks the cheapest autograd route) and the op itself
-# (fake kernel + registered autograd, what torch.compile sees).
-ROUTES = [
-    pytest.param(sum_double.add, id="wrapper"),
-    pytest.param(torch.ops.sum_double.add.default, id="op"),
-]
+Add = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
 
 
-@pytest.mark.parametrize("add", ROUTES)
+def _force(route: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sends sum_double.add down one route: "fast" (on torch's private names) or "public"."""
+    if route == "fast" and _ops._fast_route is None:
+        pytest.skip("this torch lacks a name the fast route reads")
+    monkeypatch.setattr(_ops, "_route", getattr(_ops, f"_{route}_route"))
+
+
+@pytest.fixture(params=["fast", "public"])
+def wrapper(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Add:
+    """sum_double.add through each of its routes: every torch runs the public one this way."""
+    _force(request.param, monkeypatch)
+    return sum_double.add
+
+
+@pytest.fixture(params=["fast", "public", "op"])
+def add(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Add:
+    """The wrapper's routes, and the op itself (fake kernel + registered autograd: what
+    torch.compile and FX graphs call)."""
+    if request.param == "op":
+        return torch.ops.sum_double.add.default
+    _force(request.param, monkeypatch)
+    return sum_double.add
+
+
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
-def test_gradient_is_the_incoming_gradient_uncopied(device: str, add, dtype: torch.dtype) -> None:
+def test_gradient_is_the_incoming_gradient_uncopied(
+    device: str, add: Add, dtype: torch.dtype
+) -> None:
     a = torch.randn(5, 7, device=device, dtype=dtype, requires_grad=True)
     b = torch.randn(5, 7, device=device, dtype=dtype, requires_grad=True)
     grad = torch.randn(5, 7, device=device, dtype=dtype)
@@ -28,9 +51,8 @@ def test_gradient_is_the_incoming_gradient_uncopied(device: str, add, dtype: tor
     assert gb.data_ptr() == grad.data_ptr()
 
 
-@pytest.mark.parametrize("add", ROUTES)
 @pytest.mark.parametrize("which", ["a", "b"])
-def test_one_input_requires_grad(device: str, add, which: str) -> None:
+def test_one_input_requires_grad(device: str, add: Add, which: str) -> None:
     args = {"a": torch.randn(4, device=device), "b": torch.randn(4, device=device)}
     args[which].requires_grad_()
     out = add(args["a"], args["b"])
@@ -40,8 +62,7 @@ def test_one_input_requires_grad(device: str, add, which: str) -> None:
     assert torch.equal(args[which].grad, grad)
 
 
-@pytest.mark.parametrize("add", ROUTES)
-def test_no_graph_without_grad(device: str, add) -> None:
+def test_no_graph_without_grad(device: str, add: Add) -> None:
     a = torch.randn(4, device=device, requires_grad=True)
     with torch.no_grad():
         assert not add(a, a).requires_grad
@@ -50,51 +71,75 @@ def test_no_graph_without_grad(device: str, add) -> None:
     assert not add(a.detach(), a.detach()).requires_grad
 
 
-@pytest.mark.parametrize("add", ROUTES)
-def test_same_tensor_twice_accumulates(device: str, add) -> None:
+def test_same_tensor_twice_accumulates(device: str, add: Add) -> None:
     a = torch.randn(4, device=device, requires_grad=True)
     add(a, a).sum().backward()
     assert torch.equal(a.grad, torch.full_like(a, 2.0))
 
 
-def test_forward_mode_ad_through_the_wrapper(device: str) -> None:
+def test_forward_mode_ad_through_the_wrapper(device: str, wrapper: Add) -> None:
     # Dual tensors need no requires_grad: a no-grad shortcut that ignored them would silently drop
     # the tangent.
     x, y = torch.randn(5, device=device), torch.randn(5, device=device)
     tx, ty = torch.randn(5, device=device), torch.randn(5, device=device)
     with fwAD.dual_level():
-        out = sum_double.add(fwAD.make_dual(x, tx), y)
+        out = wrapper(fwAD.make_dual(x, tx), y)
         assert torch.equal(fwAD.unpack_dual(out).tangent, tx)
-        out = sum_double.add(fwAD.make_dual(x, tx), fwAD.make_dual(y, ty))
+        out = wrapper(fwAD.make_dual(x, tx), fwAD.make_dual(y, ty))
         assert torch.equal(fwAD.unpack_dual(out).tangent, tx + ty)
         assert torch.equal(fwAD.unpack_dual(out).primal, torch.add(x, y))
+        out = wrapper(x, fwAD.make_dual(y, ty))
+        assert torch.equal(fwAD.unpack_dual(out).tangent, ty)
+        assert fwAD.unpack_dual(wrapper(x, y)).tangent is None
 
 
-def test_torch_func_transforms(device: str) -> None:
+def test_forward_and_backward_gradcheck_through_the_wrapper(device: str, wrapper: Add) -> None:
+    a = torch.randn(3, 4, device=device, dtype=torch.float64, requires_grad=True)
+    b = torch.randn(3, 4, device=device, dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(wrapper, (a, b), check_forward_ad=True)
+
+
+def test_torch_func_transforms(device: str, wrapper: Add) -> None:
     x, y, t = (torch.randn(5, device=device) for _ in range(3))
-    grad = torch.func.grad(lambda x: sum_double.add(x, y).sum())(x)
+    grad = torch.func.grad(lambda x: wrapper(x, y).sum())(x)
     assert torch.equal(grad, torch.ones_like(x))
-    _, tangent = torch.func.jvp(lambda x: sum_double.add(x, y), (x,), (t,))
+    _, tangent = torch.func.jvp(lambda x: wrapper(x, y), (x,), (t,))
     assert torch.equal(tangent, t)
 
 
-def test_vmap(device: str) -> None:
+def test_vmap(device: str, wrapper: Add) -> None:
     # The op's vmap rule (no per-example loop: that fallback warns, and warnings fail the suite).
     x, y = torch.randn(3, 5, device=device), torch.randn(3, 5, device=device)
     row = torch.randn(5, device=device)
-    assert_bitwise_equal(torch.func.vmap(sum_double.add)(x, y), torch.add(x, y))
-    assert_bitwise_equal(torch.func.vmap(sum_double.add, in_dims=(0, None))(x, row), x + row)
+    assert_bitwise_equal(torch.func.vmap(wrapper)(x, y), torch.add(x, y))
+    assert_bitwise_equal(torch.func.vmap(wrapper, in_dims=(0, None))(x, row), x + row)
     xt, yt = x.t().contiguous(), y.t().contiguous()
-    assert_bitwise_equal(torch.func.vmap(sum_double.add, in_dims=(1, 1))(xt, yt), x + y)
+    assert_bitwise_equal(torch.func.vmap(wrapper, in_dims=(1, 1))(xt, yt), x + y)
     # vmap over grad and jacrev: the autograd.Function under vmap.
-    per_example = torch.func.vmap(torch.func.grad(lambda x, y: sum_double.add(x, y).sum()))
+    per_example = torch.func.vmap(torch.func.grad(lambda x, y: wrapper(x, y).sum()))
     assert torch.equal(per_example(x, y), torch.ones_like(x))
-    jacobian = torch.func.jacrev(sum_double.add)(row, row)
+    jacobian = torch.func.jacrev(wrapper)(row, row)
     assert torch.equal(jacobian, torch.eye(5, device=device))
 
 
-@pytest.mark.parametrize("add", ROUTES)
-def test_gradcheck_and_gradgradcheck(device: str, add) -> None:
+PRIVATE_NAMES = [
+    (torch._C, "_AutoDispatchBelowAutograd"),
+    (torch._C, "_are_functorch_transforms_active"),
+    (fwAD, "_current_level"),
+]
+
+
+@pytest.mark.parametrize(("module", "name"), PRIVATE_NAMES, ids=[n for _, n in PRIVATE_NAMES])
+def test_without_a_private_name_there_is_no_fast_route(
+    monkeypatch: pytest.MonkeyPatch, module: object, name: str
+) -> None:
+    # A torch release may drop any of them; sum_double.add must then take the public route, and
+    # quietly (the suite turns warnings into errors).
+    monkeypatch.delattr(module, name, raising=False)
+    assert _ops._make_fast_route() is None
+
+
+def test_gradcheck_and_gradgradcheck(device: str, add: Add) -> None:
     a = torch.randn(3, 4, device=device, dtype=torch.float64, requires_grad=True)
     b = torch.randn(4, 3, device=device, dtype=torch.float64, requires_grad=True).t()
     assert torch.autograd.gradcheck(add, (a, b))

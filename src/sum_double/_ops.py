@@ -1,5 +1,6 @@
 """The Python half of torch.ops.sum_double.add: its fake kernel, its autograd, the public call."""
 
+from collections.abc import Callable
 from typing import Protocol
 
 import torch
@@ -9,7 +10,7 @@ from torch import Tensor
 from . import _C
 
 _add = torch.ops.sum_double.add.default
-_below_autograd = torch._C._AutoDispatchBelowAutograd
+_is_compiling = torch.compiler.is_compiling  # bound once: add() asks on every call
 # Errors cross the stable ABI as codes; torch's reason for one ("CUDA out of memory", ...) comes
 # along only where the headers built against and the torch running both allow it.
 _REASON_CROSSES = _C.torch_reason_in_errors()
@@ -89,6 +90,9 @@ def _add_vmap(
     return _add(a, b), 0
 
 
+# ---- The derivative, once: the op's own registration, and the autograd.Functions reuse it ----
+
+
 def _setup_context(ctx: object, inputs: tuple[Tensor, Tensor], output: Tensor) -> None:
     pass  # d(a + b)/da = d(a + b)/db = 1: the backward needs nothing from the forward.
 
@@ -98,50 +102,92 @@ def _backward(ctx: object, grad: Tensor) -> tuple[Tensor, Tensor]:
     return grad, grad
 
 
-torch.library.register_autograd("sum_double::add", _backward, setup_context=_setup_context)
-
-
 def _jvp(ctx: object, a_tangent: Tensor | None, b_tangent: Tensor | None) -> Tensor | None:
     if a_tangent is None or b_tangent is None:
         return b_tangent if a_tangent is None else a_tangent
     return a_tangent + b_tangent
 
 
-class _Add(torch.autograd.Function):
-    """The registered derivative, entered straight from Python, plus the forward-mode one.
+torch.library.register_autograd("sum_double::add", _backward, setup_context=_setup_context)
 
-    The op's own autograd kernel is Python called back from the C++ dispatcher, which costs about
-    15 us a call on top of the add; entering autograd here skips that callback. This is the form
-    that torch.func transforms (grad, jvp, vmap) require: a separate ``setup_context``; under vmap
-    the forward reaches the op's vmap rule, and backward and jvp are vmapped as they are.
+
+class _Add(torch.autograd.Function):
+    """The op's derivative plus what ``register_autograd`` cannot give the op itself.
+
+    torch.library has no forward-mode registration, and the autograd it builds for a custom op
+    fails under ``torch.func.grad``: dual tensors and torch.func transforms need this Function.
+    Its forward is the op (autograd is off inside it, so the op's autograd kernel passes the call
+    down); under vmap that reaches the op's vmap rule, and backward and jvp are vmapped as they are.
     """
 
     generate_vmap_rule = True
 
     @staticmethod
     def forward(a: Tensor, b: Tensor) -> Tensor:
-        with _below_autograd():
-            return _add(a, b)
+        return _add(a, b)
 
     setup_context = staticmethod(_setup_context)
     backward = staticmethod(_backward)
     jvp = staticmethod(_jvp)
 
 
-class _AddEager(torch.autograd.Function):
-    """:class:`_Add` in the older ``forward(ctx, ...)`` form, for calls outside torch.func.
+# ---- The public route: the op's registrations, and _Add for what they cannot do ---------------
 
-    Same forward, backward and jvp. ``Function.apply`` binds the arguments of a ``forward`` that
-    has a separate ``setup_context`` through ``inspect.signature`` on every call; this form skips
-    that, which saved about 38 us of 46 per call on a 2-core x86 machine (torch 2.14).
+
+def _public_route(a: Tensor, b: Tensor) -> Tensor:
+    if (
+        ((a.requires_grad or b.requires_grad) and torch.is_grad_enabled())
+        or _forward_ad.unpack_dual(a).tangent is not None
+        or _forward_ad.unpack_dual(b).tangent is not None
+    ):
+        return _Add.apply(a, b)
+    return _add(a, b)
+
+
+# ---- The fast route: the public route's results for less host time, on torch's private names ---
+
+
+def _make_fast_route() -> Callable[[Tensor, Tensor], Tensor] | None:
+    """The fast route, or None where this torch lacks a name it reads: then the public one runs.
+
+    What each name buys: entering below autograd skips the op's Python autograd kernel; knowing
+    that no torch.func transform is active lets a call take a Function that ``apply`` binds
+    without ``inspect.signature``; the forward-AD level stands in for two ``unpack_dual`` calls.
     """
+    try:
+        below_autograd = torch._C._AutoDispatchBelowAutograd
+        functorch_active = torch._C._are_functorch_transforms_active
+    except AttributeError:
+        return None
+    if not hasattr(_forward_ad, "_current_level"):  # read on each call: dual_level() rebinds it
+        return None
 
-    @staticmethod
-    def forward(ctx: object, a: Tensor, b: Tensor) -> Tensor:
-        return _Add.forward(a, b)
+    class AddOutsideFunc(torch.autograd.Function):
+        """``_Add`` in the older ``forward(ctx, ...)`` form, which torch.func transforms refuse."""
 
-    backward = staticmethod(_backward)
-    jvp = staticmethod(_jvp)
+        @staticmethod
+        def forward(ctx: object, a: Tensor, b: Tensor) -> Tensor:
+            with below_autograd():
+                return _add(a, b)
+
+        backward = staticmethod(_backward)
+        jvp = staticmethod(_jvp)
+
+    def fast_route(a: Tensor, b: Tensor) -> Tensor:
+        if (
+            (a.requires_grad or b.requires_grad) and torch.is_grad_enabled()
+        ) or _forward_ad._current_level >= 0:
+            return (_Add if functorch_active() else AddOutsideFunc).apply(a, b)
+        # Nothing to differentiate: skip autograd as C++ ops do. Every other dispatch key
+        # (FakeTensorMode, functionalization, vmap, ...) still sees the call.
+        with below_autograd():
+            return _add(a, b)
+
+    return fast_route
+
+
+_fast_route = _make_fast_route()
+_route = _fast_route or _public_route
 
 
 def add(a: Tensor, b: Tensor) -> Tensor:
@@ -156,6 +202,10 @@ def add(a: Tensor, b: Tensor) -> Tensor:
 
     Gradients flow to both inputs, forward-mode AD included; the call works under
     ``torch.compile(fullgraph=True)`` and torch.func transforms (``grad``, ``jvp``, ``vmap``).
+    ``torch.fx.symbolic_trace`` records it as the op, ``torch.ops.sum_double.add``, which has the
+    backward, the vmap rule and the fake kernel; torch.library gives a custom op no forward-mode
+    AD, though, and its backward fails under ``torch.func.grad``: for dual tensors,
+    ``torch.func.jvp`` or ``torch.func.grad``, call this function.
 
     Raises:
         RuntimeError: if the shapes, dtypes or devices differ, the dtype is not one listed above,
@@ -167,14 +217,14 @@ def add(a: Tensor, b: Tensor) -> Tensor:
         torch.AcceleratorError: an error that an earlier GPU call left pending, found when an
             allocation failed and torch's reason did not come along.
     """
-    # torch.compile traces the op itself (fake kernel + registered autograd).
-    if torch.compiler.is_compiling():
+    # Compiled and FX-traced code records the op itself; None and non-tensors get its error.
+    if _is_compiling() or not (isinstance(a, Tensor) and isinstance(b, Tensor)):
         return _add(a, b)
     try:
-        return _add_eager(a, b)
+        return _route(a, b)
     except RuntimeError as e:
-        # The stable ABI carries errors across as codes, so torch's OutOfMemoryError arrives as a
-        # plain RuntimeError; give it its type back for callers that catch it.
+        # Errors cross the stable ABI as codes, so torch's OutOfMemoryError arrives as a plain
+        # RuntimeError; give it its type back for callers that catch it.
         if _is_out_of_memory(e, a):
             raise torch.OutOfMemoryError(str(e)) from None
         raise
@@ -183,17 +233,15 @@ def add(a: Tensor, b: Tensor) -> Tensor:
 def _is_out_of_memory(error: RuntimeError, a: Tensor) -> bool:
     """Whether ``error`` from the op is the GPU running out of memory; may raise the real error.
 
-    With torch's reason, the reason says so. Without it, the op still reports that
-    an allocation failed. On a GPU that means out of memory, unless an earlier error is pending
-    on the GPU: that fails every allocation that reaches the driver. Synchronizing raises such an
-    error, and it is raised in place of ``error``, as torch's own ops would raise it.
+    With torch's reason, the reason says so. Without it, the op still reports that an allocation
+    failed. On a GPU that means out of memory, unless an earlier error is pending on the GPU: that
+    fails every allocation that reaches the driver. Synchronizing raises such an error, and it is
+    raised in place of ``error``, as torch's own ops would raise it.
     """
     message = str(error)
     if "CUDA out of memory" in message:
         return True
-    if _REASON_CROSSES or "could not allocate memory for" not in message:
-        return False
-    if not (isinstance(a, Tensor) and a.is_cuda):
+    if _REASON_CROSSES or not a.is_cuda or "could not allocate memory for" not in message:
         return False
     # Synchronizing would invalidate a CUDA graph being captured; the capture fails either way.
     if not torch.cuda.is_current_stream_capturing():
@@ -202,22 +250,6 @@ def _is_out_of_memory(error: RuntimeError, a: Tensor) -> bool:
         except RuntimeError as pending:
             raise pending from None
     return True
-
-
-def _add_eager(a: Tensor, b: Tensor) -> Tensor:
-    try:
-        needs_grad = (a.requires_grad or b.requires_grad) and torch.is_grad_enabled()
-    except AttributeError:  # not tensors: the op itself raises the error that names the argument
-        return _add(a, b)
-    if needs_grad or _forward_ad._current_level >= 0:
-        if torch._C._are_functorch_transforms_active():
-            return _Add.apply(a, b)
-        return _AddEager.apply(a, b)
-    # Nothing to differentiate, backward or forward (dual tensors need no requires_grad, hence
-    # the forward-AD level check): skip autograd entirely, as C++ ops do. Every other dispatch
-    # key (FakeTensorMode, functionalization, ...) still sees the call.
-    with _below_autograd():
-        return _add(a, b)
 
 
 sum_double_op = add

@@ -1,0 +1,46 @@
+"""torch.fx.symbolic_trace through sum_double.add, as feature extractors and FX passes use it."""
+
+import torch
+
+import sum_double
+from support import assert_bitwise_equal
+
+OP = torch.ops.sum_double.add.default
+
+
+class Block(torch.nn.Module):
+    """The op between other ops, on a parameter and on intermediate values."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.bias = torch.nn.Parameter(torch.randn(6))
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        h = sum_double.add(x * 0.5, y)
+        return sum_double.add(h.relu(), self.bias.expand_as(h))
+
+
+def _targets(traced: torch.fx.GraphModule) -> list[object]:
+    return [node.target for node in traced.graph.nodes if node.op == "call_function"]
+
+
+def test_trace_of_the_function_records_the_op() -> None:
+    traced = torch.fx.symbolic_trace(sum_double.add)
+    assert _targets(traced) == [OP]
+    x, y = torch.randn(4, 5), torch.randn(4, 5)
+    assert_bitwise_equal(traced(x, y), torch.add(x, y))
+
+
+def test_traced_module_matches_eager(device: str) -> None:
+    block = Block().to(device)
+    traced = torch.fx.symbolic_trace(block)
+    assert _targets(traced).count(OP) == 2
+    x = torch.randn(3, 6, device=device, requires_grad=True)
+    y = torch.randn(3, 6, device=device, requires_grad=True)
+    out, ref = traced(x, y), block(x, y)
+    assert_bitwise_equal(out, ref)
+    grad = torch.randn_like(out)
+    got = torch.autograd.grad(out, (x, y, block.bias), grad)
+    want = torch.autograd.grad(ref, (x, y, block.bias), grad)
+    for g, w in zip(got, want, strict=True):
+        assert_bitwise_equal(g, w)
