@@ -57,15 +57,15 @@ void check_driver() {
 
 Tensor add_cuda_op(const Tensor& a, const Tensor& b) {
   check_driver();  // first: with the wrong driver, nothing else here can work
-  const DType dtype = check_inputs(a, b);
-  const int32_t device = a.device().index();
+  const Inputs inputs = check_inputs(a, b);
+  const int32_t device = inputs.device_index;
   const torch::stable::accelerator::DeviceGuard guard(device);
   const cudaStream_t stream = current_stream(device);
-  const auto [a_flat, b_flat, out] = flat_operands(a, b);
-  const int64_t n = out.numel();
+  const auto [a_flat, b_flat, out] = flat_operands(a, b, inputs);
+  const int64_t n = inputs.numel;
   if (n == 0) return out;
   const cudaError_t status =
-      add_cuda(a_flat.data_ptr(), b_flat.data_ptr(), out.data_ptr(), n, dtype, stream);
+      add_cuda(a_flat.data_ptr(), b_flat.data_ptr(), out.data_ptr(), n, inputs.dtype, stream);
   SUM_DOUBLE_CHECK(status == cudaSuccess,
                    "sum_double.add(): CUDA kernel launch failed on cuda:", device, ": ",
                    cudaGetErrorString(status));
