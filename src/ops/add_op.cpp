@@ -1,4 +1,6 @@
-// The schema of torch.ops.sum_double.add, and the checks its implementations share.
+// The schema of torch.ops.sum_double.add, the checks its implementations share, and the kernel
+// that turns away every tensor they do not take (sparse, nested, quantized, MKLDNN, other
+// devices) with a message that says which argument and how to convert it.
 #include "add_op.h"
 #include "op_facts.h"
 
@@ -130,30 +132,6 @@ std::string dtype_name(int32_t code) {
   }
 }
 
-// Python's names for the layouts, as a user would write them.
-const char* layout_name(Layout layout) {
-  switch (layout) {
-    case Layout::Strided:
-      return "torch.strided";
-    case Layout::Sparse:
-      return "torch.sparse_coo";
-    case Layout::SparseCsr:
-      return "torch.sparse_csr";
-    case Layout::SparseCsc:
-      return "torch.sparse_csc";
-    case Layout::SparseBsr:
-      return "torch.sparse_bsr";
-    case Layout::SparseBsc:
-      return "torch.sparse_bsc";
-    case Layout::Mkldnn:
-      return "torch._mkldnn";
-    case Layout::Jagged:
-      return "torch.jagged";
-    default:
-      return "an unknown layout";
-  }
-}
-
 std::string shape_of(const int64_t* sizes, int64_t dim) {
   std::string shape = "[";
   for (int64_t i = 0; i < dim; ++i) {
@@ -162,6 +140,83 @@ std::string shape_of(const int64_t* sizes, int64_t dim) {
   }
   return shape + "]";
 }
+
+// ---- Tensors the CPU and CUDA kernels do not take ----------------------------------------------
+
+[[noreturn]] void not_dense(const char* name, const std::string& what, const char* conversion) {
+  fail("sum_double.add(): expected ", name, " to be a dense (torch.strided) tensor, but got ", what,
+       "; convert it with ", conversion, " first");
+}
+
+// A strided nested tensor reports torch.strided, and asking its sizes fails (which older torch
+// versions also print to stderr). Its dispatch keys set it apart: _has_compatible_shallow_copy_type
+// compares them with a plain tensor's on the same device. Only asked on the way to an error.
+bool is_strided_nested(const Tensor& t) {
+  int32_t dtype = 0, device_type = 0, device_index = 0;
+  CHECK_SHIM(aoti_torch_get_dtype(t.get(), &dtype));
+  CHECK_SHIM(aoti_torch_get_device_type(t.get(), &device_type));
+  CHECK_SHIM(aoti_torch_get_device_index(t.get(), &device_index));
+  const int64_t size = 0, stride = 1;
+  AtenTensorHandle plain = nullptr;
+  CHECK_SHIM(aoti_torch_empty_strided(1, &size, &stride, dtype, device_type, device_index, &plain));
+  std::array<StableIValue, 2> stack{torch::stable::detail::from(t),
+                                    torch::stable::detail::from(Tensor(plain))};
+  CHECK_SHIM(torch_call_dispatcher("aten::_has_compatible_shallow_copy_type", "", stack.data(),
+                                   TORCH_ABI_VERSION));
+  return !torch::stable::detail::to<bool>(stack[0]);
+}
+
+// Throws unless t (the argument called `name`) is a defined, dense tensor of a plain dtype. A
+// tensor's layout tells sparse, MKLDNN and jagged nested tensors; its dtype, quantized ones.
+// Strided nested tensors need is_strided_nested(), which only maybe_nested callers ask.
+void check_dense(const Tensor& t, const char* name, bool maybe_nested) {
+  SUM_DOUBLE_CHECK(t.defined(), "sum_double.add(): expected ", name,
+                   " to be a Tensor, but got None");
+  switch (t.layout()) {
+    case Layout::Strided:
+      break;
+    case Layout::Sparse:
+      not_dense(name, "a sparse tensor (torch.sparse_coo layout)", ".to_dense()");
+    case Layout::SparseCsr:
+      not_dense(name, "a sparse tensor (torch.sparse_csr layout)", ".to_dense()");
+    case Layout::SparseCsc:
+      not_dense(name, "a sparse tensor (torch.sparse_csc layout)", ".to_dense()");
+    case Layout::SparseBsr:
+      not_dense(name, "a sparse tensor (torch.sparse_bsr layout)", ".to_dense()");
+    case Layout::SparseBsc:
+      not_dense(name, "a sparse tensor (torch.sparse_bsc layout)", ".to_dense()");
+    case Layout::Mkldnn:
+      not_dense(name, "an MKLDNN tensor (torch._mkldnn layout)", ".to_dense()");
+    case Layout::Jagged:
+      not_dense(name, "a nested tensor (torch.jagged layout)", ".to_padded_tensor(0)");
+    default:
+      not_dense(name, "a tensor of another layout", ".to_dense()");
+  }
+  int32_t dtype = 0;
+  CHECK_SHIM(aoti_torch_get_dtype(t.get(), &dtype));
+  if (torch::headeronly::isQIntType(static_cast<ScalarType>(dtype))) {
+    not_dense(name, "a quantized tensor (" + dtype_name(dtype) + ")", ".dequantize()");
+  }
+  if (maybe_nested && is_strided_nested(t)) {
+    not_dense(name, "a nested tensor (torch.strided layout)", ".to_padded_tensor(0)");
+  }
+}
+
+// The dispatcher calls this for every dispatch key without a kernel of its own (registered below),
+// so it says what is wrong with the first argument at fault. Dense tensors of one device reach it
+// only from a device this build has no kernel for.
+Tensor add_unsupported(const Tensor& a, const Tensor& b, bool maybe_nested) {
+  check_dense(a, "a", maybe_nested);
+  check_dense(b, "b", maybe_nested);
+  const Inputs inputs = check_inputs(a, b);
+  fail("sum_double.add(): expected tensors on cpu or cuda, but got a and b on ",
+       device_name(inputs.device_type, inputs.device_index));
+}
+
+Tensor add_not_nested(const Tensor& a, const Tensor& b) { return add_unsupported(a, b, false); }
+Tensor add_maybe_nested(const Tensor& a, const Tensor& b) { return add_unsupported(a, b, true); }
+
+// ---- Checks and operands of the CPU and CUDA kernels -------------------------------------------
 
 // The elements fill one gap-free, overlap-free block of memory, in some order of the dims (torch's
 // is_non_overlapping_and_dense): sizes-1 dims aside, the strides sorted ascending are 1, size,
@@ -216,9 +271,9 @@ Facts facts_of(const Tensor& t, const char* name) {
                    " to be a Tensor, but got None");
   Facts f;
   CHECK_SHIM(aoti_torch_get_layout(t.get(), &f.layout));
-  SUM_DOUBLE_CHECK(f.layout == shim_codes().strided, "sum_double.add(): expected ", name,
-                   " to be a dense (torch.strided) tensor, but got ", layout_name(t.layout()),
-                   "; convert it with .to_dense() first");
+  // The dispatcher sends other layouts to add_unsupported; this keeps the kernels safe should
+  // one arrive all the same.
+  if (f.layout != shim_codes().strided) check_dense(t, name, false);
   CHECK_SHIM(aoti_torch_get_dtype(t.get(), &f.dtype));
   CHECK_SHIM(aoti_torch_get_device_type(t.get(), &f.device_type));
   CHECK_SHIM(aoti_torch_get_device_index(t.get(), &f.device_index));
@@ -302,3 +357,18 @@ FlatOperands flat_operands(const Tensor& a, const Tensor& b, const Inputs& in) {
 }  // namespace sum_double::op
 
 STABLE_TORCH_LIBRARY(sum_double, m) { m.def("add(Tensor a, Tensor b) -> Tensor"); }
+
+// Every tensor that the CPU and CUDA kernels do not take gets add_unsupported's message through
+// two of the dispatcher's alias keys, each standing for every key without a kernel of its own: no
+// list of keys to keep up with new layouts and devices (as registering one per key, even in a loop
+// through the C shim, would need), and the only way to reach jagged tensors at all.
+// CompositeExplicitAutograd: every backend (sparse, quantized, MKLDNN, devices without a kernel
+// here) and calls with no tensor (None, None). CompositeImplicitAutogradNestedTensor: nested
+// tensors, which the other does not cover; a jagged one is a Python subclass whose
+// __torch_dispatch__ falls back to this key's kernel for ops it does not know.
+STABLE_TORCH_LIBRARY_IMPL(sum_double, CompositeExplicitAutograd, m) {
+  m.impl("add", TORCH_BOX(&sum_double::op::add_not_nested));
+}
+STABLE_TORCH_LIBRARY_IMPL(sum_double, CompositeImplicitAutogradNestedTensor, m) {
+  m.impl("add", TORCH_BOX(&sum_double::op::add_maybe_nested));
+}

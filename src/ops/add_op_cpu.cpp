@@ -38,14 +38,6 @@ Tensor add_cpu_op(const Tensor& a, const Tensor& b) {
 }  // namespace
 }  // namespace sum_double::op
 
-// Sparse CPU tensors reach the same entry point so that they get its clear layout error instead of
-// the dispatcher's "could not run with arguments from the SparseCPU backend".
 STABLE_TORCH_LIBRARY_IMPL(sum_double, CPU, m) {
-  m.impl("add", TORCH_BOX(&sum_double::op::add_cpu_op));
-}
-STABLE_TORCH_LIBRARY_IMPL(sum_double, SparseCPU, m) {
-  m.impl("add", TORCH_BOX(&sum_double::op::add_cpu_op));
-}
-STABLE_TORCH_LIBRARY_IMPL(sum_double, SparseCsrCPU, m) {
   m.impl("add", TORCH_BOX(&sum_double::op::add_cpu_op));
 }

@@ -75,13 +75,6 @@ Tensor add_cuda_op(const Tensor& a, const Tensor& b) {
 }  // namespace
 }  // namespace sum_double::op
 
-// Sparse CUDA tensors reach the same entry point for its clear layout error (see add_op_cpu.cpp).
 STABLE_TORCH_LIBRARY_IMPL(sum_double, CUDA, m) {
-  m.impl("add", TORCH_BOX(&sum_double::op::add_cuda_op));
-}
-STABLE_TORCH_LIBRARY_IMPL(sum_double, SparseCUDA, m) {
-  m.impl("add", TORCH_BOX(&sum_double::op::add_cuda_op));
-}
-STABLE_TORCH_LIBRARY_IMPL(sum_double, SparseCsrCUDA, m) {
   m.impl("add", TORCH_BOX(&sum_double::op::add_cuda_op));
 }
