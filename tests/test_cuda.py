@@ -72,17 +72,20 @@ def test_every_grid_shape_the_launcher_picks(dtype: torch.dtype, waves: float, e
 
 
 def test_side_stream_after_producer() -> None:
-    side = torch.cuda.Stream()
-    x = torch.randn(1 << 22, device="cuda")
-    y = torch.randn(1 << 22, device="cuda")
-    side.wait_stream(torch.cuda.current_stream())
+    """The producer sleeps on the side stream before it writes `a`, so an op launched on any other
+    stream reads `a` while it still holds NaN, every time; on the side stream it waits its turn."""
+    n = 1 << 22
+    x = torch.randn(n, device="cuda")
+    y = torch.randn(n, device="cuda")
+    a = torch.full((n,), float("nan"), device="cuda")
+    side = torch.cuda.Stream()  # non-blocking (torch's pool): not even the legacy stream waits
+    side.wait_stream(torch.cuda.current_stream())  # x, y and the NaNs are in place
     with torch.cuda.stream(side):
-        # A slow producer, then the op, with no synchronisation between them: on any other stream
-        # the op would read `a` before it is written.
-        a = (x * 3.0 + 1.0).sin().cos()
+        torch.cuda._sleep(1 << 27)  # about 0.1 s of GPU clock: far longer than the launches below
+        torch.mul(x, 3.0, out=a)
         out = sum_double.add(a, y)
     side.synchronize()
-    assert_bitwise_equal(out, torch.add((x * 3.0 + 1.0).sin().cos(), y))
+    assert_bitwise_equal(out, torch.add(x * 3.0, y))
 
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)

@@ -239,17 +239,108 @@ def test_unsupported_dtype(device: str, dtype: torch.dtype) -> None:
         sum_double.add(x, x)
 
 
+# What the op must turn away, made from a dense 3x4 tensor: the words that name it in the message,
+# and the conversion the message advises, which must then work.
+NOT_DENSE = [
+    pytest.param(
+        torch.Tensor.to_sparse, "a sparse tensor (torch.sparse_coo layout)", ".to_dense()", id="coo"
+    ),
+    pytest.param(
+        torch.Tensor.to_sparse_csr,
+        "a sparse tensor (torch.sparse_csr layout)",
+        ".to_dense()",
+        id="csr",
+    ),
+    pytest.param(
+        torch.Tensor.to_sparse_csc,
+        "a sparse tensor (torch.sparse_csc layout)",
+        ".to_dense()",
+        id="csc",
+    ),
+    pytest.param(
+        lambda t: t.to_sparse_bsr((1, 2)),
+        "a sparse tensor (torch.sparse_bsr layout)",
+        ".to_dense()",
+        id="bsr",
+    ),
+    pytest.param(
+        lambda t: t.to_sparse_bsc((1, 2)),
+        "a sparse tensor (torch.sparse_bsc layout)",
+        ".to_dense()",
+        id="bsc",
+    ),
+    pytest.param(
+        lambda t: torch.quantize_per_tensor(t, 0.25, 0, torch.quint8),
+        "a quantized tensor (torch.quint8)",
+        ".dequantize()",
+        id="quantized",
+    ),
+    pytest.param(
+        lambda t: torch.nested.as_nested_tensor(list(t), layout=torch.jagged),
+        "a nested tensor (torch.jagged layout)",
+        ".to_padded_tensor(0)",
+        id="nested-jagged",
+    ),
+    pytest.param(
+        lambda t: torch.nested.as_nested_tensor(list(t), layout=torch.strided),
+        "a nested tensor (torch.strided layout)",
+        ".to_padded_tensor(0)",
+        id="nested-strided",
+    ),
+    pytest.param(
+        torch.Tensor.to_mkldnn,
+        "an MKLDNN tensor (torch._mkldnn layout)",
+        ".to_dense()",
+        id="mkldnn",
+    ),
+]
+
+
 @pytest.mark.parametrize(
-    "to_layout", [torch.Tensor.to_sparse, torch.Tensor.to_sparse_csr], ids=["coo", "csr"]
+    "call", [sum_double.add, torch.ops.sum_double.add], ids=["add", "torch.ops"]
 )
 @pytest.mark.parametrize("which", ["a", "b"])
-@pytest.mark.filterwarnings("ignore:Sparse CSR tensor support is in beta")
-def test_sparse_layout(device: str, to_layout, which: str) -> None:
-    dense = torch.ones(3, 4, device=device)
-    args = {"a": dense, "b": dense}
-    args[which] = to_layout(dense)
-    with pytest.raises(RuntimeError, match=rf"expected {which} to be a dense \(torch.strided\)"):
-        sum_double.add(args["a"], args["b"])
+@pytest.mark.parametrize(("make", "what", "conversion"), NOT_DENSE)
+@pytest.mark.filterwarnings("ignore:Sparse (CSR|CSC|BSR|BSC) tensor support is in beta")
+@pytest.mark.filterwarnings("ignore:The PyTorch API of nested tensors is in prototype stage")
+@pytest.mark.filterwarnings("ignore:torch.quantize_per_tensor, torch.quantize_per_channel")
+def test_not_dense(
+    device: str,
+    make: Callable[[torch.Tensor], torch.Tensor],
+    what: str,
+    conversion: str,
+    which: str,
+    call: Callable[..., torch.Tensor],
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    if device == "cuda" and make is torch.Tensor.to_mkldnn:
+        pytest.skip("MKLDNN tensors live on the CPU only")
+    dense = torch.randn(3, 4, device=device)
+    args = {"a": dense, "b": torch.randn(3, 4, device=device)}
+    args[which] = make(args[which])
+    with pytest.raises(RuntimeError) as info:
+        call(args["a"], args["b"])
+    assert str(info.value) == (
+        f"sum_double.add(): expected {which} to be a dense (torch.strided) tensor, but got "
+        f"{what}; convert it with {conversion} first"
+    )
+    assert capfd.readouterr().err == ""  # nothing on stderr, from torch's shim or anyone else
+    # The advice, run as written, gives a tensor the op takes.
+    args[which] = eval(f"t{conversion}", {"t": args[which]})
+    assert_bitwise_equal(call(args["a"], args["b"]), torch.add(args["a"], args["b"]))
+
+
+@pytest.mark.parametrize("first", ["a", "b"])
+@pytest.mark.filterwarnings("ignore:The PyTorch API of nested tensors is in prototype stage")
+def test_the_first_argument_at_fault_is_named(device: str, first: str) -> None:
+    # Two kinds the op does not take: the message names the first argument, whichever kind
+    # steered the dispatcher.
+    dense = torch.randn(3, 4, device=device)
+    nested = torch.nested.as_nested_tensor(list(dense))
+    sparse = dense.to_sparse()
+    a, b = (nested, sparse) if first == "a" else (sparse, nested)
+    with pytest.raises(RuntimeError, match="expected a to be a dense"):
+        sum_double.add(a, b)
 
 
 def test_allocation_failure_is_an_exception() -> None:
@@ -276,15 +367,28 @@ def test_torch_reason_probe_matches_the_versions() -> None:
 @pytest.mark.parametrize(
     "call", [sum_double.add, torch.ops.sum_double.add], ids=["add", "torch.ops"]
 )
-@pytest.mark.parametrize("none_arg", ["a", "b"])
+@pytest.mark.parametrize(
+    ("a", "b", "named"),
+    [
+        pytest.param(None, torch.ones(3), "a", id="a"),
+        pytest.param(torch.ones(3), None, "b", id="b"),
+        # No tensor at all: the dispatcher has no backend to pick.
+        pytest.param(None, None, "a", id="both"),
+        # The other argument steers the dispatcher to a kernel other than the dense one.
+        pytest.param(None, torch.ones(3).to_sparse(), "a", id="a-with-sparse-b"),
+        pytest.param(None, torch.ones(3, requires_grad=True), "a", id="a-with-b-requiring-grad"),
+    ],
+)
 def test_none_is_named(
-    call: Callable[..., torch.Tensor], none_arg: str, capfd: pytest.CaptureFixture[str]
+    call: Callable[..., torch.Tensor],
+    a: torch.Tensor | None,
+    b: torch.Tensor | None,
+    named: str,
+    capfd: pytest.CaptureFixture[str],
 ) -> None:
-    args = {"a": torch.ones(3), "b": torch.ones(3)}
-    args[none_arg] = None
     with pytest.raises(RuntimeError) as info:
-        call(args["a"], args["b"])
-    assert str(info.value) == f"sum_double.add(): expected {none_arg} to be a Tensor, but got None"
+        call(a, b)
+    assert str(info.value) == f"sum_double.add(): expected {named} to be a Tensor, but got None"
     assert capfd.readouterr().err == ""  # no C++ stack trace on stderr
 
 

@@ -1,4 +1,6 @@
-// The schema of torch.ops.sum_double.add, and the checks its implementations share.
+// The schema of torch.ops.sum_double.add, the checks its implementations share, and the kernel
+// that turns away every tensor they do not take (sparse, nested, quantized, MKLDNN, other
+// devices) with a message that says which argument and how to convert it.
 #include "add_op.h"
 #include "op_facts.h"
 
@@ -8,6 +10,7 @@
 #include <torch/headeronly/core/ScalarType.h>
 
 #include <algorithm>
+#include <array>
 #include <string>
 #include <vector>
 
@@ -19,28 +22,75 @@ using torch::headeronly::Layout;
 using torch::headeronly::ScalarType;
 using torch::stable::Tensor;
 
-std::string device_name(const torch::stable::Device& d) {
-  std::string name = d.type() == DeviceType::CPU ? "cpu"
-                     : d.type() == DeviceType::CUDA
-                         ? "cuda"
-                         : "device type " + std::to_string(int(d.type()));
-  if (d.index() >= 0) name += ":" + std::to_string(d.index());
+// Newer headers keep torch's own message (e.g. "CUDA out of memory") in the exception, when the
+// running torch can give it (torch_reason_in_errors()); older ones only name the failed call.
+#ifdef STABLE_TORCH_ERROR_CODE_CHECK
+#define CHECK_SHIM(call) STABLE_TORCH_ERROR_CODE_CHECK(call)
+#else
+#define CHECK_SHIM(call) TORCH_ERROR_CODE_CHECK(call)
+#endif
+
+// The C shim's codes for what the hot path compares against. They are constants of the running
+// torch, but each is a call into it, so they are asked once.
+struct ShimCodes {
+  int32_t strided = aoti_torch_layout_strided();
+  int32_t float16 = aoti_torch_dtype_float16();
+  int32_t bfloat16 = aoti_torch_dtype_bfloat16();
+  int32_t float32 = aoti_torch_dtype_float32();
+  int32_t float64 = aoti_torch_dtype_float64();
+};
+
+const ShimCodes& shim_codes() {
+  static const ShimCodes codes;
+  return codes;
+}
+
+// Messages name dtypes and device types from the shim's codes, which are the values of torch's
+// ScalarType and DeviceType: the stable conversions to those enums throw for the ones they do not
+// know (quantized dtypes, most device types), and a message must never throw instead.
+std::string device_name(int32_t type, int32_t index) {
+  std::string name;
+  switch (static_cast<DeviceType>(type)) {
+    case DeviceType::CPU:
+      name = "cpu";
+      break;
+    case DeviceType::CUDA:
+      name = "cuda";
+      break;
+    case DeviceType::Meta:
+      name = "meta";
+      break;
+    case DeviceType::XPU:
+      name = "xpu";
+      break;
+    case DeviceType::MPS:
+      name = "mps";
+      break;
+    case DeviceType::HPU:
+      name = "hpu";
+      break;
+    case DeviceType::XLA:
+      name = "xla";
+      break;
+    case DeviceType::Lazy:
+      name = "lazy";
+      break;
+    case DeviceType::MTIA:
+      name = "mtia";
+      break;
+    case DeviceType::PrivateUse1:
+      name = "privateuseone";
+      break;
+    default:
+      name = "device type " + std::to_string(type);
+  }
+  if (index >= 0) name += ":" + std::to_string(index);
   return name;
 }
 
-std::string shape_of(const Tensor& t) {
-  std::string shape = "[";
-  const auto sizes = t.sizes();
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    if (i) shape += ", ";
-    shape += std::to_string(sizes[i]);
-  }
-  return shape + "]";
-}
-
 // Python's names for the dtypes a user is likely to pass.
-const char* dtype_name(ScalarType dtype) {
-  switch (dtype) {
+std::string dtype_name(int32_t code) {
+  switch (static_cast<ScalarType>(code)) {
     case ScalarType::Half:
       return "torch.float16";
     case ScalarType::BFloat16:
@@ -67,91 +117,169 @@ const char* dtype_name(ScalarType dtype) {
       return "torch.complex64";
     case ScalarType::ComplexDouble:
       return "torch.complex128";
+    case ScalarType::QInt8:
+      return "torch.qint8";
+    case ScalarType::QUInt8:
+      return "torch.quint8";
+    case ScalarType::QInt32:
+      return "torch.qint32";
+    case ScalarType::QUInt4x2:
+      return "torch.quint4x2";
+    case ScalarType::QUInt2x4:
+      return "torch.quint2x4";
     default:
-      return torch::headeronly::toString(dtype);
+      return torch::headeronly::toString(static_cast<ScalarType>(code));
   }
 }
 
-// Python's names for the layouts, as a user would write them.
-const char* layout_name(Layout layout) {
-  switch (layout) {
+std::string shape_of(const int64_t* sizes, int64_t dim) {
+  std::string shape = "[";
+  for (int64_t i = 0; i < dim; ++i) {
+    if (i) shape += ", ";
+    shape += std::to_string(sizes[i]);
+  }
+  return shape + "]";
+}
+
+// ---- Tensors the CPU and CUDA kernels do not take ----------------------------------------------
+
+[[noreturn]] void not_dense(const char* name, const std::string& what, const char* conversion) {
+  fail("sum_double.add(): expected ", name, " to be a dense (torch.strided) tensor, but got ", what,
+       "; convert it with ", conversion, " first");
+}
+
+// A strided nested tensor reports torch.strided, and asking its sizes fails (which older torch
+// versions also print to stderr). Its dispatch keys set it apart: _has_compatible_shallow_copy_type
+// compares them with a plain tensor's on the same device. Only asked on the way to an error.
+bool is_strided_nested(const Tensor& t) {
+  int32_t dtype = 0, device_type = 0, device_index = 0;
+  CHECK_SHIM(aoti_torch_get_dtype(t.get(), &dtype));
+  CHECK_SHIM(aoti_torch_get_device_type(t.get(), &device_type));
+  CHECK_SHIM(aoti_torch_get_device_index(t.get(), &device_index));
+  const int64_t size = 0, stride = 1;
+  AtenTensorHandle plain = nullptr;
+  CHECK_SHIM(aoti_torch_empty_strided(1, &size, &stride, dtype, device_type, device_index, &plain));
+  std::array<StableIValue, 2> stack{torch::stable::detail::from(t),
+                                    torch::stable::detail::from(Tensor(plain))};
+  CHECK_SHIM(torch_call_dispatcher("aten::_has_compatible_shallow_copy_type", "", stack.data(),
+                                   TORCH_ABI_VERSION));
+  return !torch::stable::detail::to<bool>(stack[0]);
+}
+
+// Throws unless t (the argument called `name`) is a defined, dense tensor of a plain dtype. A
+// tensor's layout tells sparse, MKLDNN and jagged nested tensors; its dtype, quantized ones.
+// Strided nested tensors need is_strided_nested(), which only maybe_nested callers ask.
+void check_dense(const Tensor& t, const char* name, bool maybe_nested) {
+  SUM_DOUBLE_CHECK(t.defined(), "sum_double.add(): expected ", name,
+                   " to be a Tensor, but got None");
+  switch (t.layout()) {
     case Layout::Strided:
-      return "torch.strided";
+      break;
     case Layout::Sparse:
-      return "torch.sparse_coo";
+      not_dense(name, "a sparse tensor (torch.sparse_coo layout)", ".to_dense()");
     case Layout::SparseCsr:
-      return "torch.sparse_csr";
+      not_dense(name, "a sparse tensor (torch.sparse_csr layout)", ".to_dense()");
     case Layout::SparseCsc:
-      return "torch.sparse_csc";
+      not_dense(name, "a sparse tensor (torch.sparse_csc layout)", ".to_dense()");
     case Layout::SparseBsr:
-      return "torch.sparse_bsr";
+      not_dense(name, "a sparse tensor (torch.sparse_bsr layout)", ".to_dense()");
     case Layout::SparseBsc:
-      return "torch.sparse_bsc";
+      not_dense(name, "a sparse tensor (torch.sparse_bsc layout)", ".to_dense()");
     case Layout::Mkldnn:
-      return "torch._mkldnn";
+      not_dense(name, "an MKLDNN tensor (torch._mkldnn layout)", ".to_dense()");
     case Layout::Jagged:
-      return "torch.jagged";
+      not_dense(name, "a nested tensor (torch.jagged layout)", ".to_padded_tensor(0)");
     default:
-      return "an unknown layout";
+      not_dense(name, "a tensor of another layout", ".to_dense()");
+  }
+  int32_t dtype = 0;
+  CHECK_SHIM(aoti_torch_get_dtype(t.get(), &dtype));
+  if (torch::headeronly::isQIntType(static_cast<ScalarType>(dtype))) {
+    not_dense(name, "a quantized tensor (" + dtype_name(dtype) + ")", ".dequantize()");
+  }
+  if (maybe_nested && is_strided_nested(t)) {
+    not_dense(name, "a nested tensor (torch.strided layout)", ".to_padded_tensor(0)");
   }
 }
 
-void check_strided(const Tensor& t, const char* name) {
-  SUM_DOUBLE_CHECK(t.layout() == Layout::Strided, "sum_double.add(): expected ", name,
-                   " to be a dense (torch.strided) tensor, but got ", layout_name(t.layout()),
-                   "; convert it with .to_dense() first");
+// The dispatcher calls this for every dispatch key without a kernel of its own (registered below),
+// so it says what is wrong with the first argument at fault. Dense tensors of one device reach it
+// only from a device this build has no kernel for.
+Tensor add_unsupported(const Tensor& a, const Tensor& b, bool maybe_nested) {
+  check_dense(a, "a", maybe_nested);
+  check_dense(b, "b", maybe_nested);
+  const Inputs inputs = check_inputs(a, b);
+  fail("sum_double.add(): expected tensors on cpu or cuda, but got a and b on ",
+       device_name(inputs.device_type, inputs.device_index));
 }
 
-// The elements of t fill one gap-free, overlap-free block of memory, in some order of the dims
-// (torch's is_non_overlapping_and_dense): sizes-1 dims aside, the strides sorted ascending are
-// 1, size, size * size, ...
-bool is_dense(const Tensor& t) {
-  const auto sizes = t.sizes();
-  const auto strides = t.strides();
-  std::vector<size_t> dims;
-  for (size_t d = 0; d < sizes.size(); ++d) {
+Tensor add_not_nested(const Tensor& a, const Tensor& b) { return add_unsupported(a, b, false); }
+Tensor add_maybe_nested(const Tensor& a, const Tensor& b) { return add_unsupported(a, b, true); }
+
+// ---- Checks and operands of the CPU and CUDA kernels -------------------------------------------
+
+// The elements fill one gap-free, overlap-free block of memory, in some order of the dims (torch's
+// is_non_overlapping_and_dense): sizes-1 dims aside, the strides sorted ascending are 1, size,
+// size * size, ...
+bool is_dense(const int64_t* sizes, const int64_t* strides, int64_t dim) {
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < dim; ++d) {
     if (sizes[d] != 1) dims.push_back(d);
   }
-  std::sort(dims.begin(), dims.end(), [&](size_t x, size_t y) { return strides[x] < strides[y]; });
+  std::sort(dims.begin(), dims.end(),
+            [&](int64_t x, int64_t y) { return strides[x] < strides[y]; });
   int64_t expected = 1;
-  for (const size_t d : dims) {
+  for (const int64_t d : dims) {
     if (strides[d] != expected) return false;
     expected *= sizes[d];
   }
   return true;
 }
 
-// Newer headers keep torch's own message (e.g. "CUDA out of memory") in the exception, when the
-// running torch can give it (torch_reason_in_errors()); older ones only name the failed call.
-#ifdef STABLE_TORCH_ERROR_CODE_CHECK
-#define CHECK_SHIM(call) STABLE_TORCH_ERROR_CODE_CHECK(call)
-#else
-#define CHECK_SHIM(call) TORCH_ERROR_CODE_CHECK(call)
-#endif
-
-Tensor new_tensor(const Tensor& like, const int64_t* strides) {
+Tensor new_tensor(const Inputs& in, const int64_t* strides) {
   // Straight to the allocator through the C shim: torch::stable::new_empty is a boxed dispatcher
   // call, which costs more host time than the whole rest of a small add.
-  int32_t dtype = 0, device_type = 0, device_index = 0;
-  CHECK_SHIM(aoti_torch_get_dtype(like.get(), &dtype));
-  CHECK_SHIM(aoti_torch_get_device_type(like.get(), &device_type));
-  CHECK_SHIM(aoti_torch_get_device_index(like.get(), &device_index));
-  const auto sizes = like.sizes();
   AtenTensorHandle out = nullptr;
-  CHECK_SHIM(aoti_torch_empty_strided(static_cast<int64_t>(sizes.size()), sizes.data(), strides,
-                                      dtype, device_type, device_index, &out));
+  CHECK_SHIM(aoti_torch_empty_strided(in.dim, in.sizes, strides, in.torch_dtype, in.device_type,
+                                      in.device_index, &out));
   return Tensor(out);
 }
 
-Tensor new_contiguous(const Tensor& like) {
-  const auto sizes = like.sizes();
-  std::vector<int64_t> strides(sizes.size());
+Tensor new_contiguous(const Inputs& in) {
+  // On the stack for the usual number of dims: this runs on every call.
+  std::array<int64_t, 8> local{};
+  std::vector<int64_t> heap(in.dim > int64_t(local.size()) ? in.dim : 0);
+  int64_t* strides = heap.empty() ? local.data() : heap.data();
   int64_t stride = 1;
-  for (size_t i = sizes.size(); i-- > 0;) {
+  for (int64_t i = in.dim; i-- > 0;) {
     strides[i] = stride;
-    stride *= std::max<int64_t>(sizes[i], 1);
+    stride *= std::max<int64_t>(in.sizes[i], 1);
   }
-  return new_tensor(like, strides.data());
+  return new_tensor(in, strides);
+}
+
+// What the checks compare, each asked of torch once per tensor.
+struct Facts {
+  int32_t layout = 0, dtype = 0, device_type = 0, device_index = 0;
+  int64_t* sizes = nullptr;
+  int64_t dim = 0;
+};
+
+Facts facts_of(const Tensor& t, const char* name) {
+  // None arrives as an undefined tensor, on which every other query fails with torch's words.
+  SUM_DOUBLE_CHECK(t.defined(), "sum_double.add(): expected ", name,
+                   " to be a Tensor, but got None");
+  Facts f;
+  CHECK_SHIM(aoti_torch_get_layout(t.get(), &f.layout));
+  // The dispatcher sends other layouts to add_unsupported; this keeps the kernels safe should
+  // one arrive all the same.
+  if (f.layout != shim_codes().strided) check_dense(t, name, false);
+  CHECK_SHIM(aoti_torch_get_dtype(t.get(), &f.dtype));
+  CHECK_SHIM(aoti_torch_get_device_type(t.get(), &f.device_type));
+  CHECK_SHIM(aoti_torch_get_device_index(t.get(), &f.device_index));
+  CHECK_SHIM(aoti_torch_get_sizes(t.get(), &f.sizes));
+  CHECK_SHIM(aoti_torch_get_dim(t.get(), &f.dim));
+  return f;
 }
 
 }  // namespace
@@ -169,55 +297,78 @@ bool torch_reason_in_errors() {
 #endif
 }
 
-DType check_inputs(const Tensor& a, const Tensor& b) {
-  // None arrives as an undefined tensor, on which every other query fails with torch's words.
-  SUM_DOUBLE_CHECK(a.defined(), "sum_double.add(): expected a to be a Tensor, but got None");
-  SUM_DOUBLE_CHECK(b.defined(), "sum_double.add(): expected b to be a Tensor, but got None");
-  check_strided(a, "a");
-  check_strided(b, "b");
-  SUM_DOUBLE_CHECK(a.device() == b.device(),
+Inputs check_inputs(const Tensor& a, const Tensor& b) {
+  const Facts fa = facts_of(a, "a");
+  const Facts fb = facts_of(b, "b");
+  SUM_DOUBLE_CHECK(fa.device_type == fb.device_type && fa.device_index == fb.device_index,
                    "sum_double.add(): expected a and b on the same device, but got a on ",
-                   device_name(a.device()), " and b on ", device_name(b.device()));
-  const ScalarType dtype = a.scalar_type();
-  SUM_DOUBLE_CHECK(
-      dtype == b.scalar_type(),
-      "sum_double.add(): expected a and b to have the same dtype, but got a: ", dtype_name(dtype),
-      " and b: ", dtype_name(b.scalar_type()), " (no implicit promotion: cast one of them first)");
-  SUM_DOUBLE_CHECK(a.sizes().equals(b.sizes()),
+                   device_name(fa.device_type, fa.device_index), " and b on ",
+                   device_name(fb.device_type, fb.device_index));
+  SUM_DOUBLE_CHECK(fa.dtype == fb.dtype,
+                   "sum_double.add(): expected a and b to have the same dtype, but got a: ",
+                   dtype_name(fa.dtype), " and b: ", dtype_name(fb.dtype),
+                   " (no implicit promotion: cast one of them first)");
+  SUM_DOUBLE_CHECK(fa.dim == fb.dim && std::equal(fa.sizes, fa.sizes + fa.dim, fb.sizes),
                    "sum_double.add(): expected a and b to have the same shape, but got a: ",
-                   shape_of(a), " and b: ", shape_of(b), " (no broadcasting)");
-  switch (dtype) {
-    case ScalarType::Half:
-      return DType::kFloat16;
-    case ScalarType::BFloat16:
-      return DType::kBFloat16;
-    case ScalarType::Float:
-      return DType::kFloat32;
-    case ScalarType::Double:
-      return DType::kFloat64;
-    default:
-      fail("sum_double.add(): expected a and b to be float16, bfloat16, ",
-           "float32 or float64, but both are ", dtype_name(dtype));
+                   shape_of(fa.sizes, fa.dim), " and b: ", shape_of(fb.sizes, fb.dim),
+                   " (no broadcasting)");
+  const ShimCodes& codes = shim_codes();
+  DType dtype;
+  if (fa.dtype == codes.float32) {
+    dtype = DType::kFloat32;
+  } else if (fa.dtype == codes.float16) {
+    dtype = DType::kFloat16;
+  } else if (fa.dtype == codes.bfloat16) {
+    dtype = DType::kBFloat16;
+  } else if (fa.dtype == codes.float64) {
+    dtype = DType::kFloat64;
+  } else {
+    fail("sum_double.add(): expected a and b to be float16, bfloat16, ",
+         "float32 or float64, but both are ", dtype_name(fa.dtype));
   }
+  int64_t numel = 1;
+  for (int64_t d = 0; d < fa.dim; ++d) numel *= fa.sizes[d];
+  return {dtype, fa.dtype, fa.device_type, fa.device_index, fa.sizes, fa.dim, numel};
 }
 
-FlatOperands flat_operands(const Tensor& a, const Tensor& b) {
+FlatOperands flat_operands(const Tensor& a, const Tensor& b, const Inputs& in) {
   // Allocations fail here, and the copies that make strided inputs dense could, but only on a GPU
   // already broken by an earlier error. torch's reason may come along (torch_reason_in_errors()),
   // or only the failed call's name, so say what was being allocated. The Python wrapper turns
   // either into torch.OutOfMemoryError, or raises the earlier error.
   try {
-    if (a.is_contiguous() && b.is_contiguous()) return {a, b, new_contiguous(a)};
-    if (a.strides().equals(b.strides()) && is_dense(a)) {
-      return {a, b, new_tensor(a, a.strides().data())};
+    if (a.is_contiguous() && b.is_contiguous()) return {a, b, new_contiguous(in)};
+    int64_t* a_strides = nullptr;
+    int64_t* b_strides = nullptr;
+    CHECK_SHIM(aoti_torch_get_strides(a.get(), &a_strides));
+    CHECK_SHIM(aoti_torch_get_strides(b.get(), &b_strides));
+    if (std::equal(a_strides, a_strides + in.dim, b_strides) &&
+        is_dense(in.sizes, a_strides, in.dim)) {
+      return {a, b, new_tensor(in, a_strides)};
     }
-    return {torch::stable::contiguous(a), torch::stable::contiguous(b), new_contiguous(a)};
+    return {torch::stable::contiguous(a), torch::stable::contiguous(b), new_contiguous(in)};
   } catch (const std::exception& e) {
-    fail("sum_double.add(): could not allocate memory for ", shape_of(a), " ",
-         dtype_name(a.scalar_type()), " elements on ", device_name(a.device()), ": ", e.what());
+    fail("sum_double.add(): could not allocate memory for ", shape_of(in.sizes, in.dim), " ",
+         dtype_name(in.torch_dtype), " elements on ", device_name(in.device_type, in.device_index),
+         ": ", e.what());
   }
 }
 
 }  // namespace sum_double::op
 
 STABLE_TORCH_LIBRARY(sum_double, m) { m.def("add(Tensor a, Tensor b) -> Tensor"); }
+
+// Every tensor that the CPU and CUDA kernels do not take gets add_unsupported's message through
+// two of the dispatcher's alias keys, each standing for every key without a kernel of its own: no
+// list of keys to keep up with new layouts and devices (as registering one per key, even in a loop
+// through the C shim, would need), and the only way to reach jagged tensors at all.
+// CompositeExplicitAutograd: every backend (sparse, quantized, MKLDNN, devices without a kernel
+// here) and calls with no tensor (None, None). CompositeImplicitAutogradNestedTensor: nested
+// tensors, which the other does not cover; a jagged one is a Python subclass whose
+// __torch_dispatch__ falls back to this key's kernel for ops it does not know.
+STABLE_TORCH_LIBRARY_IMPL(sum_double, CompositeExplicitAutograd, m) {
+  m.impl("add", TORCH_BOX(&sum_double::op::add_not_nested));
+}
+STABLE_TORCH_LIBRARY_IMPL(sum_double, CompositeImplicitAutogradNestedTensor, m) {
+  m.impl("add", TORCH_BOX(&sum_double::op::add_maybe_nested));
+}

@@ -4,6 +4,7 @@
 
 #include <torch/csrc/stable/tensor.h>
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -37,9 +38,26 @@ template <typename... Args>
     if (!(cond)) ::sum_double::op::fail(__VA_ARGS__); \
   } while (false)
 
+// What check_inputs learned about the inputs, so that no later step asks torch again: every
+// question is a call through the C shim, and at small sizes they add up to more than the loop.
+struct Inputs {
+  DType dtype;           // the launcher's dtype
+  int32_t torch_dtype;   // the same, in the C shim's code (for allocation)
+  int32_t device_type;   // the C shim's code
+  int32_t device_index;  // -1 on the CPU
+  const int64_t* sizes;  // a's, borrowed: valid while a lives
+  int64_t dim;
+  int64_t numel;
+};
+
+// Bytes per element.
+constexpr int64_t element_size(DType dtype) {
+  return dtype == DType::kFloat64 ? 8 : dtype == DType::kFloat32 ? 4 : 2;
+}
+
 // Throws (a Python RuntimeError) naming the argument at fault unless a and b are dense tensors of
-// one supported dtype, one shape and one device. Returns the launcher's dtype.
-DType check_inputs(const torch::stable::Tensor& a, const torch::stable::Tensor& b);
+// one supported dtype, one shape and one device.
+Inputs check_inputs(const torch::stable::Tensor& a, const torch::stable::Tensor& b);
 
 // a, b and the output as three arrays of n elements in one element order, which is all the
 // launchers understand. The output takes the inputs' layout when they share one dense layout
@@ -49,6 +67,7 @@ DType check_inputs(const torch::stable::Tensor& a, const torch::stable::Tensor& 
 struct FlatOperands {
   torch::stable::Tensor a, b, out;
 };
-FlatOperands flat_operands(const torch::stable::Tensor& a, const torch::stable::Tensor& b);
+FlatOperands flat_operands(const torch::stable::Tensor& a, const torch::stable::Tensor& b,
+                           const Inputs& inputs);
 
 }  // namespace sum_double::op

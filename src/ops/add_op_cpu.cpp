@@ -15,16 +15,22 @@ using torch::stable::Tensor;
 constexpr int64_t kGrain = 32768;
 
 Tensor add_cpu_op(const Tensor& a, const Tensor& b) {
-  const DType dtype = check_inputs(a, b);
-  const auto [a_flat, b_flat, out] = flat_operands(a, b);
-  const int64_t n = out.numel();
+  const Inputs inputs = check_inputs(a, b);
+  const auto [a_flat, b_flat, out] = flat_operands(a, b, inputs);
+  const int64_t n = inputs.numel;
   if (n == 0) return out;
   const auto* pa = static_cast<const char*>(a_flat.data_ptr());
   const auto* pb = static_cast<const char*>(b_flat.data_ptr());
   auto* po = static_cast<char*>(out.data_ptr());
-  const int64_t size = static_cast<int64_t>(out.element_size());
+  // Below the grain torch's parallel_for runs the loop inline too, but getting there is a call
+  // into torch and back.
+  if (n <= kGrain) {
+    add_cpu(pa, pb, po, n, inputs.dtype);
+    return out;
+  }
+  const int64_t size = element_size(inputs.dtype);
   torch::stable::parallel_for(0, n, kGrain, [&](int64_t begin, int64_t end) {
-    add_cpu(pa + begin * size, pb + begin * size, po + begin * size, end - begin, dtype);
+    add_cpu(pa + begin * size, pb + begin * size, po + begin * size, end - begin, inputs.dtype);
   });
   return out;
 }
@@ -32,14 +38,6 @@ Tensor add_cpu_op(const Tensor& a, const Tensor& b) {
 }  // namespace
 }  // namespace sum_double::op
 
-// Sparse CPU tensors reach the same entry point so that they get its clear layout error instead of
-// the dispatcher's "could not run with arguments from the SparseCPU backend".
 STABLE_TORCH_LIBRARY_IMPL(sum_double, CPU, m) {
-  m.impl("add", TORCH_BOX(&sum_double::op::add_cpu_op));
-}
-STABLE_TORCH_LIBRARY_IMPL(sum_double, SparseCPU, m) {
-  m.impl("add", TORCH_BOX(&sum_double::op::add_cpu_op));
-}
-STABLE_TORCH_LIBRARY_IMPL(sum_double, SparseCsrCPU, m) {
   m.impl("add", TORCH_BOX(&sum_double::op::add_cpu_op));
 }

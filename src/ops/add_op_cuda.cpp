@@ -57,15 +57,15 @@ void check_driver() {
 
 Tensor add_cuda_op(const Tensor& a, const Tensor& b) {
   check_driver();  // first: with the wrong driver, nothing else here can work
-  const DType dtype = check_inputs(a, b);
-  const int32_t device = a.device().index();
+  const Inputs inputs = check_inputs(a, b);
+  const int32_t device = inputs.device_index;
   const torch::stable::accelerator::DeviceGuard guard(device);
   const cudaStream_t stream = current_stream(device);
-  const auto [a_flat, b_flat, out] = flat_operands(a, b);
-  const int64_t n = out.numel();
+  const auto [a_flat, b_flat, out] = flat_operands(a, b, inputs);
+  const int64_t n = inputs.numel;
   if (n == 0) return out;
   const cudaError_t status =
-      add_cuda(a_flat.data_ptr(), b_flat.data_ptr(), out.data_ptr(), n, dtype, stream);
+      add_cuda(a_flat.data_ptr(), b_flat.data_ptr(), out.data_ptr(), n, inputs.dtype, stream);
   SUM_DOUBLE_CHECK(status == cudaSuccess,
                    "sum_double.add(): CUDA kernel launch failed on cuda:", device, ": ",
                    cudaGetErrorString(status));
@@ -75,13 +75,6 @@ Tensor add_cuda_op(const Tensor& a, const Tensor& b) {
 }  // namespace
 }  // namespace sum_double::op
 
-// Sparse CUDA tensors reach the same entry point for its clear layout error (see add_op_cpu.cpp).
 STABLE_TORCH_LIBRARY_IMPL(sum_double, CUDA, m) {
-  m.impl("add", TORCH_BOX(&sum_double::op::add_cuda_op));
-}
-STABLE_TORCH_LIBRARY_IMPL(sum_double, SparseCUDA, m) {
-  m.impl("add", TORCH_BOX(&sum_double::op::add_cuda_op));
-}
-STABLE_TORCH_LIBRARY_IMPL(sum_double, SparseCsrCUDA, m) {
   m.impl("add", TORCH_BOX(&sum_double::op::add_cuda_op));
 }

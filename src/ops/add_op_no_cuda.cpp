@@ -22,9 +22,3 @@ Tensor add_cuda_unavailable(const Tensor& /*a*/, const Tensor& /*b*/) {
 STABLE_TORCH_LIBRARY_IMPL(sum_double, CUDA, m) {
   m.impl("add", TORCH_BOX(&sum_double::op::add_cuda_unavailable));
 }
-STABLE_TORCH_LIBRARY_IMPL(sum_double, SparseCUDA, m) {
-  m.impl("add", TORCH_BOX(&sum_double::op::add_cuda_unavailable));
-}
-STABLE_TORCH_LIBRARY_IMPL(sum_double, SparseCsrCUDA, m) {
-  m.impl("add", TORCH_BOX(&sum_double::op::add_cuda_unavailable));
-}
