@@ -11,6 +11,7 @@
 #include "build_info.h"
 #include "ops/cuda_driver_check.h"
 #include "ops/op_facts.h"
+#include "sum_double/add_cpu.h"
 #if SUM_DOUBLE_WITH_CUDA
 #include <cuda_runtime_api.h>
 #endif
@@ -71,6 +72,9 @@ PYBIND11_MODULE(_C, m, py::mod_gil_not_used()) {
   m.def("cuda_driver_version", &cuda_driver_version,
         "The newest CUDA the installed NVIDIA driver supports, e.g. '13.0'; None without a driver "
         "or in a CPU-only build.");
+  m.def("cpu_isa", &sum_double::add_cpu_isa,
+        "The loops the CPU kernel runs on this machine: 'avx2+f16c', 'aarch64' or 'baseline' (also "
+        "where SUM_DOUBLE_CPU_BASELINE=1 was set when the kernel first ran).");
   // For tests: the op's driver check (cuda_driver_check.h) with versions a test chooses, so its
   // words can be checked on machines without a GPU, or with the right driver.
   m.def("_driver_problem", &sum_double::driver_problem, py::arg("built_with"), py::arg("driver"),
