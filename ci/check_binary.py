@@ -4,6 +4,8 @@
 
 Fails (exit 1, one line per finding) unless every ELF file in the wheel
 - exports no dynamic symbol but ``PyInit__C`` (the rest stays inside, see src/exports.map);
+- calls none of libgcc's half-precision conversions (one element per call, and they need
+  libgcc_s's GCC_12.0.0, which narrows the manylinux tag): the CPU kernel converts in its loops;
 - needs no shared library beyond torch's and the C/C++ runtime's, so an auditwheel repair that
   excludes torch grafts nothing, and a new dependency shows up here first;
 - is linked with full RELRO and BIND_NOW, has a non-executable stack and no RPATH/RUNPATH that
@@ -33,6 +35,7 @@ NEEDED = re.compile(
 )
 BUILD_PATHS = [b"pip-build-env", b"site-packages", b"/tmp/", b"/home/", b"/root/"]
 DF_BIND_NOW, DF_1_NOW = 0x8, 0x1
+LIBGCC_HALF = re.compile(r"__(extend|trunc)\w*hf\w*2")
 
 
 def check_elf(name: str, data: bytes, forbidden: list[bytes]) -> list[str]:
@@ -51,6 +54,13 @@ def check_elf(name: str, data: bytes, forbidden: list[bytes]) -> list[str]:
     if exported - EXPORTS:
         extra = sorted(exported - EXPORTS)
         problems.append(f"exports {len(extra)} symbols besides PyInit__C, e.g. {extra[:5]}")
+    half_calls = sorted(
+        sym.name
+        for sym in dynsym.iter_symbols()
+        if sym["st_shndx"] == "SHN_UNDEF" and LIBGCC_HALF.fullmatch(sym.name)
+    )
+    if half_calls:
+        problems.append(f"calls libgcc's software half-precision conversions {half_calls}")
 
     dynamic = next(s for s in elf.iter_sections() if isinstance(s, DynamicSection))
     tags = list(dynamic.iter_tags())
