@@ -46,8 +46,9 @@ def ops_in(torch, name: str) -> list[str]:
     return [op for op in torch._C._dispatch_get_all_op_names() if pat.fullmatch(op.split("::")[0])]
 
 
-def installed(dist: metadata.Distribution) -> list[Path]:
-    return [p for f in dist.files or [] if (p := Path(dist.locate_file(f))).is_file()]
+def installed(dist: metadata.Distribution) -> dict[str, Path]:
+    """The files a distribution installed, by their paths in its RECORD."""
+    return {str(f): p for f in dist.files or [] if (p := Path(dist.locate_file(f))).is_file()}
 
 
 def alone(old: str, new: str) -> None:
@@ -64,9 +65,9 @@ def alone(old: str, new: str) -> None:
     check(dist.metadata["Name"] == n["kebab"], f"distribution {dist.metadata['Name']}")
     old_pat = pattern(old)
     named = [
-        str(path)
-        for path in installed(dist)
-        if old_pat.search(path.name) or old_pat.search(path.read_bytes().decode("latin-1"))
+        f
+        for f, path in installed(dist).items()
+        if old_pat.search(f) or old_pat.search(path.read_bytes().decode("latin-1"))
     ]
     check(not named, f"no installed file names {old} (in its name or bytes): {named}")
     top = {Path(f).parts[0] for f in dist.files or [] if ".dist-info" not in Path(f).parts[0]}
