@@ -171,7 +171,7 @@ def rename(root: Path, old: str, new: str) -> None:
     sub, files = renamer(old, new), tracked(root)
     moves = {rel: "/".join(sub(part) for part in rel.split("/")) for rel in files}
     moves = {a: b for a, b in moves.items() if a != b}
-    taken = [b for b in moves.values() if (root / b).exists() or os.path.lexists(root / b)]
+    taken = [b for b in moves.values() if os.path.lexists(root / b)]
     if taken or len(set(moves.values())) != len(moves):
         refuse("these new paths exist already (untracked files?)", taken)
 
