@@ -14,7 +14,7 @@
 namespace sum_double::op {
 
 // Message pieces: text as it is, integers in decimal. Plain string building rather than iostreams,
-// which crash in a module that carries its own static libstdc++ (README, "Known limits"; torch's
+// which crash in a module that carries its own static libstdc++ (docs/limits.md; torch's
 // stable headers still use them in their own error paths).
 inline void append(std::string& message, const char* piece) { message += piece; }
 inline void append(std::string& message, const std::string& piece) { message += piece; }
