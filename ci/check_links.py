@@ -55,7 +55,9 @@ def main() -> int:
     root = Path(git("rev-parse", "--show-toplevel").strip())
     files = {
         root / f
-        for f in git("ls-files", "--cached", "--others", "--exclude-standard", cwd=root).split()
+        for f in git("ls-files", "-z", "--cached", "--others", "--exclude-standard", cwd=root)
+        .rstrip("\0")
+        .split("\0")
     }
     dirs = {parent for f in files for parent in f.parents}
     problems, count = [], 0

@@ -147,6 +147,20 @@ def find(root: Path, name: str, skip_contents: set[str] | None = None) -> list[s
     return hits
 
 
+# The name becomes a C++ namespace too; these would not compile as one.
+_CPP_WORDS = (
+    "alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t char16_t"
+    " char32_t class compl concept const consteval constexpr constinit const_cast continue"
+    " co_await co_return co_yield decltype default delete do double dynamic_cast else enum"
+    " explicit export extern false float for friend goto if inline int long mutable namespace new"
+    " noexcept not not_eq nullptr operator or or_eq private protected public register"
+    " reinterpret_cast requires return short signed sizeof static static_assert static_cast"
+    " struct switch template this thread_local throw true try typedef typeid typename union"
+    " unsigned using virtual void volatile wchar_t while xor xor_eq"
+)
+CPP_KEYWORDS = frozenset(_CPP_WORDS.split())
+
+
 def refuse(why: str, lines: list[str] | None = None) -> None:
     lines = lines or []
     shown = "".join(f"\n    {x}" for x in lines[:20])
@@ -162,6 +176,8 @@ def rename(root: Path, old: str, new: str) -> None:
         refuse(f"{new!r} and the project's name {old!r} contain one another: pick another name")
     if keyword.iskeyword(new) or new in sys.stdlib_module_names or new in {"torch", "tests"}:
         refuse(f"{new!r} is the name of a Python keyword or module that already exists")
+    if new in CPP_KEYWORDS:
+        refuse(f"{new!r} is a C++ keyword, so it cannot name the C++ namespace")
     if not find(root, old):
         refuse(f"no form of {old!r} in the tracked files of {root}: renamed already?")
     clash = find(root, new, skip_contents=RECIPE_FILES)

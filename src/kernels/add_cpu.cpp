@@ -75,8 +75,8 @@ SUM_DOUBLE_BODY uint16_t float_to_half(float f) {
   // Normal results: round away the low 13 mantissa bits (to nearest, ties to even; a carry moves
   // into the exponent, as it should), then rebias the exponent from 127 to 15.
   const int32_t normal = ((mag + 0x0FFF + ((mag >> 13) & 1)) >> 13) - ((127 - 15) << 10);
-  // Subnormal results (below 2^-14; a sum of two float16 is exact there, any float is rounded
-  // right): in 0.5f + |f| the last bit is worth 2^-24, a float16 subnormal's unit.
+  // Subnormal results (below 2^-14, where a sum of two float16 is exact): in 0.5f + |f| the last
+  // bit is worth 2^-24, a float16 subnormal's unit.
   const int32_t subnormal = bits_as<int32_t>(bits_as<float>(mag) + 0.5f) - bits_as<int32_t>(0.5f);
   int32_t h = select(mag < 0x38800000, subnormal, normal);
   h = select(mag >= 0x477FF000, 0x7C00, h);                         // 65520 and up: inf

@@ -13,7 +13,8 @@ Tensor add_cuda_unavailable(const Tensor& /*a*/, const Tensor& /*b*/) {
   fail(
       "sum_double.add(): got CUDA tensors, but this sum_double was built CPU-only "
       "(no CUDA compiler at build time, or SUM_DOUBLE_CUDA=OFF). Reinstall it with "
-      "nvcc on PATH (see the README's build options)");
+      "nvcc on PATH, or with -Ccmake.define.SUM_DOUBLE_CUDA=ON to make a missing nvcc an error "
+      "(docs/building.md)");
 }
 
 }  // namespace

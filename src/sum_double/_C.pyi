@@ -3,6 +3,7 @@ built_with_torch: str
 stable_abi_target: str
 
 def torch_reason_in_errors() -> bool: ...
+def cpu_isa() -> str: ...
 
 cpu_only: bool
 cuda_version: str | None

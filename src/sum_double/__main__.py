@@ -55,6 +55,7 @@ def info() -> int:
         print("  kernels       CPU only (built without a CUDA compiler)")
     else:
         print(f"  kernels       CPU + CUDA {_C.cuda_version}, archs {', '.join(_C.cuda_archs)}")
+    print(f"  CPU loops     {_C.cpu_isa()}")
     print(f"  CUDA driver   {_driver_line()}")
     print(f"  wheel         {', '.join(_wheel_tags()) or 'not installed from a wheel'}")
     print(f"  library       {_C.__file__}")
