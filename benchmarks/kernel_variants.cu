@@ -105,7 +105,7 @@ void packed(const Buffers& buf, int set, int64_t n) {
   const int64_t packs = n / k::Pack16<T>::kSize;
   const auto blocks = static_cast<unsigned>(
       std::max<int64_t>(1, (packs + kThreads * kUnroll - 1) / (kThreads * kUnroll)));
-  k::add_kernel<T, int32_t, kThreads, kUnroll, k::Pack16<T>::kSize>
+  k::add_kernel<T, T, T, int32_t, kThreads, kUnroll, k::Pack16<T>::kSize>
       <<<blocks, kThreads>>>(static_cast<const T*>(buf.a[set]), static_cast<const T*>(buf.b[set]),
                              static_cast<T*>(buf.out[set]), static_cast<int32_t>(n));
 }
@@ -159,13 +159,13 @@ void run(const char* dtype, int64_t n, int sm_count) {
          }));
   report("scalar 256x4, misaligned", median_us(buf, n, [&](int s, int64_t m) {
            const auto blocks = static_cast<unsigned>((m - 1 + 1023) / 1024);
-           k::add_kernel<T, int32_t, 256, 4, 1><<<blocks, 256>>>(
+           k::add_kernel<T, T, T, int32_t, 256, 4, 1><<<blocks, 256>>>(
                static_cast<const T*>(buf.a[s]) + 1, static_cast<const T*>(buf.b[s]) + 1,
                static_cast<T*>(buf.out[s]), static_cast<int32_t>(m - 1));
          }));
   report("scalar 256x1, misaligned", median_us(buf, n, [&](int s, int64_t m) {
            const auto blocks = static_cast<unsigned>((m - 1 + 255) / 256);
-           k::add_kernel<T, int32_t, 256, 1, 1><<<blocks, 256>>>(
+           k::add_kernel<T, T, T, int32_t, 256, 1, 1><<<blocks, 256>>>(
                static_cast<const T*>(buf.a[s]) + 1, static_cast<const T*>(buf.b[s]) + 1,
                static_cast<T*>(buf.out[s]), static_cast<int32_t>(m - 1));
          }));

@@ -10,7 +10,7 @@
 #include "sum_double/add_cpu.h"
 
 using sum_double::op::check_inputs;
-using sum_double::op::flat_operands;
+using sum_double::op::make_operands;
 using torch::stable::Tensor;
 
 namespace {
@@ -54,7 +54,7 @@ __attribute__((visibility("default"))) void parts_setup(AtenTensorHandle a, Aten
 
 __attribute__((visibility("default"))) extern const char* const part_names[] = {
     "check_inputs",
-    "flat_operands (allocates the output)",
+    "make_operands (allocates the output, plans)",
     "one Tensor::sizes()",
     "one Tensor::scalar_type()",
     "aoti_torch_empty_strided",
@@ -76,7 +76,7 @@ __attribute__((visibility("default"))) void part(int which) {
     }
     case 1: {
       static const sum_double::op::Inputs inputs = check_inputs(a, b);
-      const auto operands = flat_operands(a, b, inputs);
+      const auto operands = make_operands(a, b, inputs);
       (void)operands;
       break;
     }

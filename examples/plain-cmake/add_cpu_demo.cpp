@@ -1,6 +1,8 @@
 // Adds a few arrays of each dtype with sum_double::add_cpu and checks every element: exact sums,
 // and two ties that show rounding to nearest even (2^p + 1 -> 2^p, 2^p + 3 -> 2^p + 4, for a
-// significand of p bits). Exit code 0 when all are right, 1 otherwise.
+// significand of p bits). Then the general entry point: a bias add of a bfloat16 row to a float32
+// matrix (broadcast, mixed dtypes, float32 result) and a transposed float16 view plus a float64
+// matrix. Exit code 0 when all are right, 1 otherwise.
 #include <sum_double/sum_double.h>
 
 #include <cmath>
@@ -74,6 +76,49 @@ bool check(const char* name, sum_double::DType dtype, int precision) {
   return ok;
 }
 
+// out = a + b over an AddPlan: shapes and strides in elements, a dtype per operand.
+bool check_plans() {
+  using sum_double::DType;
+  bool ok = true;
+  // (2, 3) float32 + (3,) bfloat16 -> (2, 3) float32: b is read with stride 0 along dim 0.
+  const std::vector<float> a{1, 2, 3, 4, 5, 6};
+  const std::vector<uint16_t> bias{bf16_bits(0.5), bf16_bits(-2), bf16_bits(1024)};
+  std::vector<float> out(6);
+  const int64_t sizes[] = {2, 3}, a_strides[] = {3, 1}, bias_strides[] = {0, 1};
+  sum_double::AddPlan plan;
+  const char* problem =
+      sum_double::plan_add({2, sizes, a.data(), DType::kFloat32, a_strides, bias.data(),
+                            DType::kBFloat16, bias_strides, out.data(), DType::kFloat32, a_strides},
+                           plan);
+  if (problem != nullptr) {
+    std::printf("plan_add: %s\n", problem);
+    return false;
+  }
+  sum_double::add_cpu(plan, 0, plan.numel);
+  const std::vector<float> bias_sum{1.5, 0, 1027, 4.5, 3, 1030};
+  ok &= out == bias_sum;
+  std::printf("%-8s %s\n", "bias", out == bias_sum ? "ok" : "WRONG");
+
+  // The transpose of a (3, 2) float16 matrix, read in place, + a (2, 3) float64 one -> float64.
+  std::vector<uint16_t> h;
+  for (double x : {1.0, 2.0, 3.0, 4.0, 5.0, 6.0}) h.push_back(f16_bits(x));  // rows of (3, 2)
+  const std::vector<double> d{0.25, 0.25, 0.25, -1, -1, -1};
+  std::vector<double> sum(6);
+  const int64_t h_strides[] = {1, 2}, d_strides[] = {3, 1};
+  problem =
+      sum_double::plan_add({2, sizes, h.data(), DType::kFloat16, h_strides, d.data(),
+                            DType::kFloat64, d_strides, sum.data(), DType::kFloat64, d_strides},
+                           plan);
+  if (problem != nullptr) {
+    std::printf("plan_add: %s\n", problem);
+    return false;
+  }
+  sum_double::add_cpu(plan, 0, plan.numel);
+  const std::vector<double> transposed_sum{1.25, 3.25, 5.25, 1, 3, 5};
+  std::printf("%-8s %s\n", "strided", sum == transposed_sum ? "ok" : "WRONG");
+  return ok && sum == transposed_sum;
+}
+
 }  // namespace
 
 int main() {
@@ -82,5 +127,6 @@ int main() {
   ok &= check<uint16_t, bf16_bits, bf16_value>("bfloat16", DType::kBFloat16, 8);
   ok &= check<float, same<float>, value<float>>("float32", DType::kFloat32, 24);
   ok &= check<double, same<double>, value<double>>("float64", DType::kFloat64, 53);
+  ok &= check_plans();
   return ok ? 0 : 1;
 }

@@ -1,4 +1,5 @@
-// The CPU launcher: out[i] = a[i] + b[i] for 0 <= i < n, on the calling thread.
+// The CPU launchers, on the calling thread: out[i] = a[i] + b[i] over n contiguous elements of one
+// dtype (the simplest call), or over an AddPlan (any strides, broadcasting, a dtype per operand).
 //
 // a, b, out  n elements each of `dtype`, contiguous, aligned as that type requires (no more);
 //            out may be neither a nor b, nor overlap them. Half types are added in float32 and
@@ -16,11 +17,17 @@
 
 #include <cstdint>
 
+#include "sum_double/add_plan.h"
 #include "sum_double/dtype.h"
 
 namespace sum_double {
 
 void add_cpu(const void* a, const void* b, void* out, int64_t n, DType dtype);
+
+// Elements [begin, end) of a plan from plan_add() (sum_double/add_plan.h), numbered in the plan's
+// order (out's memory order); [0, plan.numel) is all of them. Pieces may run on several threads
+// at once. Same-dtype rows of stride 1 run the loops above; the rest runs baseline loops.
+void add_cpu(const AddPlan& plan, int64_t begin, int64_t end);
 
 // The loops add_cpu runs on this CPU: "avx2+f16c", "aarch64" or "baseline".
 const char* add_cpu_isa();

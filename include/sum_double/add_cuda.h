@@ -1,4 +1,5 @@
-// The CUDA launcher: enqueues out[i] = a[i] + b[i] for 0 <= i < n on `stream`.
+// The CUDA launchers: enqueue out[i] = a[i] + b[i] on `stream`, over n contiguous elements of one
+// dtype (the simplest call) or over an AddPlan (any strides, broadcasting, a dtype per operand).
 //
 // a, b, out  device pointers, n elements each of `dtype`, contiguous, on the current device
 //            (cudaSetDevice); out may be neither a nor b, nor overlap them. Any alignment of the
@@ -18,11 +19,17 @@
 
 #include <cstdint>
 
+#include "sum_double/add_plan.h"
 #include "sum_double/dtype.h"
 
 namespace sum_double {
 
 cudaError_t add_cuda(const void* a, const void* b, void* out, int64_t n, DType dtype,
                      cudaStream_t stream);
+
+// All of a plan from plan_add() (sum_double/add_plan.h; its pointers are device pointers, as
+// above). Operands that are plain arrays take the vectorised kernel; any other strides an N-d
+// kernel that reads broadcast and strided inputs in place. Returns as above.
+cudaError_t add_cuda(const AddPlan& plan, cudaStream_t stream);
 
 }  // namespace sum_double

@@ -218,50 +218,98 @@ Tensor add_maybe_nested(const Tensor& a, const Tensor& b) { return add_unsupport
 
 // ---- Checks and operands of the CPU and CUDA kernels -------------------------------------------
 
-// The elements fill one gap-free, overlap-free block of memory, in some order of the dims (torch's
-// is_non_overlapping_and_dense): sizes-1 dims aside, the strides sorted ascending are 1, size,
-// size * size, ...
-bool is_dense(const int64_t* sizes, const int64_t* strides, int64_t dim) {
-  std::vector<int64_t> dims;
-  for (int64_t d = 0; d < dim; ++d) {
-    if (sizes[d] != 1) dims.push_back(d);
+// TensorIterator's sort of dims (perm[0] fastest), by a comparison that may be undecided (0):
+// then the order stays as it is.
+template <typename Compare>
+void insertion_sort(int64_t* perm, int64_t dim, const Compare& should_swap) {
+  for (int64_t i = 1; i < dim; ++i) {
+    int64_t d1 = i;
+    for (int64_t d0 = i - 1; d0 >= 0; --d0) {
+      const int comparison = should_swap(perm[d0], perm[d1]);
+      if (comparison > 0) {
+        std::swap(perm[d0], perm[d1]);
+        d1 = d0;
+      } else if (comparison < 0) {
+        break;
+      }
+    }
   }
-  std::sort(dims.begin(), dims.end(),
+}
+
+// c10's is_non_overlapping_and_dense: empty, or, size-1 dims aside, the strides sorted ascending
+// are 1, size, size * size, ... (every element once, no gaps).
+bool is_non_overlapping_and_dense(const int64_t* sizes, const int64_t* strides, int64_t dim) {
+  std::array<int64_t, kMaxDims> perm;
+  int64_t n = 0;
+  for (int64_t d = 0; d < dim; ++d) {
+    if (sizes[d] == 0) return true;  // empty tensors count as contiguous, hence dense
+    if (sizes[d] >= 2) perm[n++] = d;
+  }
+  std::sort(perm.begin(), perm.begin() + n,
             [&](int64_t x, int64_t y) { return strides[x] < strides[y]; });
   int64_t expected = 1;
-  for (const int64_t d : dims) {
-    if (strides[d] != expected) return false;
-    expected *= sizes[d];
+  for (int64_t i = 0; i < n; ++i) {
+    if (strides[perm[i]] != expected) return false;
+    expected *= sizes[perm[i]];
   }
   return true;
 }
 
-Tensor new_tensor(const Inputs& in, const int64_t* strides) {
-  // Straight to the allocator through the C shim: torch::stable::new_empty is a boxed dispatcher
-  // call, which costs more host time than the whole rest of a small add.
-  AtenTensorHandle out = nullptr;
-  CHECK_SHIM(aoti_torch_empty_strided(in.dim, in.sizes, strides, in.torch_dtype, in.device_type,
-                                      in.device_index, &out));
-  return Tensor(out);
+// c10's contiguity tests, dims taken in the given order (fastest first).
+bool is_contiguous_in(const int64_t* sizes, const int64_t* strides, const int64_t* order,
+                      int64_t dim) {
+  int64_t expected = 1;
+  for (int64_t i = 0; i < dim; ++i) {
+    const int64_t d = order[i];
+    if (sizes[d] != 1) {
+      if (strides[d] != expected) return false;
+      expected *= sizes[d];
+    }
+  }
+  return true;
 }
 
-Tensor new_contiguous(const Inputs& in) {
-  // On the stack for the usual number of dims: this runs on every call.
-  std::array<int64_t, 8> local{};
-  std::vector<int64_t> heap(in.dim > int64_t(local.size()) ? in.dim : 0);
-  int64_t* strides = heap.empty() ? local.data() : heap.data();
-  int64_t stride = 1;
-  for (int64_t i = in.dim; i-- > 0;) {
-    strides[i] = stride;
-    stride *= std::max<int64_t>(in.sizes[i], 1);
+bool is_contiguous(const int64_t* sizes, const int64_t* strides, int64_t dim) {
+  std::array<int64_t, kMaxDims> order;
+  for (int64_t i = 0; i < dim; ++i) order[i] = dim - 1 - i;
+  return is_contiguous_in(sizes, strides, order.data(), dim);
+}
+
+bool is_channels_last(const int64_t* sizes, const int64_t* strides, int64_t dim) {
+  static constexpr int64_t kOrder[4] = {1, 3, 2, 0};  // C fastest, then W, H, N
+  return dim == 4 && is_contiguous_in(sizes, strides, kOrder, dim);
+}
+
+// The strides of t.to(dtype) (_to_copy, preserve_format): t's own when it is non-overlapping and
+// dense, else dense ones in the order of t's strides (at::infer_dense_strides, whose sort leaves
+// stride-0 dims where they are). Returns `out`, filled.
+const int64_t* strides_of_copy(const int64_t* sizes, const int64_t* strides, int64_t dim,
+                               int64_t* out) {
+  if (is_non_overlapping_and_dense(sizes, strides, dim)) {
+    std::copy(strides, strides + dim, out);
+    return out;
   }
-  return new_tensor(in, strides);
+  std::array<int64_t, kMaxDims> perm;
+  for (int64_t i = 0; i < dim; ++i) perm[i] = dim - 1 - i;
+  const auto should_swap = [&](int64_t d0, int64_t d1) {
+    if (strides[d0] == 0 || strides[d1] == 0) return 0;
+    if (strides[d0] != strides[d1]) return strides[d0] < strides[d1] ? -1 : 1;
+    return sizes[d0] > sizes[d1] ? 1 : 0;
+  };
+  insertion_sort(perm.data(), dim, should_swap);
+  int64_t stride = 1;
+  for (int64_t i = 0; i < dim; ++i) {
+    out[perm[i]] = stride;
+    if (sizes[perm[i]] > 1) stride *= sizes[perm[i]];
+  }
+  return out;
 }
 
 // What the checks compare, each asked of torch once per tensor.
 struct Facts {
   int32_t layout = 0, dtype = 0, device_type = 0, device_index = 0;
   int64_t* sizes = nullptr;
+  int64_t* strides = nullptr;
   int64_t dim = 0;
 };
 
@@ -278,8 +326,121 @@ Facts facts_of(const Tensor& t, const char* name) {
   CHECK_SHIM(aoti_torch_get_device_type(t.get(), &f.device_type));
   CHECK_SHIM(aoti_torch_get_device_index(t.get(), &f.device_index));
   CHECK_SHIM(aoti_torch_get_sizes(t.get(), &f.sizes));
+  CHECK_SHIM(aoti_torch_get_strides(t.get(), &f.strides));
   CHECK_SHIM(aoti_torch_get_dim(t.get(), &f.dim));
   return f;
+}
+
+DType launcher_dtype(int32_t code, const char* name) {
+  const ShimCodes& codes = shim_codes();
+  if (code == codes.float32) return DType::kFloat32;
+  if (code == codes.bfloat16) return DType::kBFloat16;
+  if (code == codes.float16) return DType::kFloat16;
+  if (code == codes.float64) return DType::kFloat64;
+  fail("sum_double.add(): expected ", name,
+       " to be a floating-point tensor (float16, bfloat16, float32 or float64), but got ",
+       dtype_name(code));
+}
+
+int32_t shim_dtype(DType dtype) {
+  const ShimCodes& codes = shim_codes();
+  switch (dtype) {
+    case DType::kFloat16:
+      return codes.float16;
+    case DType::kBFloat16:
+      return codes.bfloat16;
+    case DType::kFloat32:
+      return codes.float32;
+    case DType::kFloat64:
+      break;
+  }
+  return codes.float64;
+}
+
+// The strides of an input as it is read over out's shape: 0 along its missing leading dims and
+// along its size-1 dims that out broadcasts (TensorIterator's compute_strides).
+void broadcast_strides(const int64_t* sizes, const int64_t* strides, int64_t dim, const Inputs& in,
+                       int64_t* result) {
+  const int64_t lead = in.dim - dim;
+  for (int64_t d = 0; d < in.dim; ++d) {
+    result[d] = d < lead || (sizes[d - lead] == 1 && in.sizes[d] != 1) ? 0 : strides[d - lead];
+  }
+}
+
+// The output strides torch.add picks (TensorIterator): contiguous, channels-last or the inputs'
+// own strides when both inputs have out's shape and share that layout; otherwise out's dims
+// sorted by the inputs' strides (a's first, b's to break ties; broadcast dims ignored), out
+// dense in that order.
+void torch_add_strides(const Inputs& in, int64_t* out) {
+  const int64_t dim = in.dim;
+  const auto contiguous = [&] {  // as empty() makes it: size-0 dims count as 1
+    int64_t stride = 1;
+    for (int64_t d = dim; d-- > 0;) {
+      out[d] = stride;
+      stride *= std::max<int64_t>(in.sizes[d], 1);
+    }
+  };
+  // On the CPU, torch.add first copies an input of another dtype with .to(), and the copy's
+  // strides, not the input's, decide the result's; on CUDA it converts in registers.
+  std::array<int64_t, kMaxDims> a_copy, b_copy;
+  const int64_t* as = in.a_strides;
+  const int64_t* bs = in.b_strides;
+  if (static_cast<DeviceType>(in.device_type) == DeviceType::CPU) {
+    if (in.a_dtype != in.out_dtype) as = strides_of_copy(in.a_sizes, as, in.a_dim, a_copy.data());
+    if (in.b_dtype != in.out_dtype) bs = strides_of_copy(in.b_sizes, bs, in.b_dim, b_copy.data());
+  }
+  const bool same_shape = in.a_dim == dim && in.b_dim == dim &&
+                          std::equal(in.a_sizes, in.a_sizes + dim, in.sizes) &&
+                          std::equal(in.b_sizes, in.b_sizes + dim, in.sizes);
+  if (same_shape) {
+    if (in.numel == 0 || (is_contiguous(in.sizes, as, dim) && is_contiguous(in.sizes, bs, dim))) {
+      return contiguous();
+    }
+    if (is_channels_last(in.sizes, as, dim) && is_channels_last(in.sizes, bs, dim)) {
+      const int64_t* s = in.sizes;  // c10's get_channels_last_strides_2d
+      out[1] = 1;
+      out[3] = s[1];
+      out[2] = out[3] * s[3];
+      out[0] = out[2] * s[2];
+      return;
+    }
+    if (std::equal(as, as + dim, bs) && is_non_overlapping_and_dense(in.sizes, as, dim)) {
+      std::copy(as, as + dim, out);
+      return;
+    }
+  }
+  // TensorIterator's reorder_dimensions: from row-major order, by the inputs' strides.
+  std::array<int64_t, kMaxDims> a_read, b_read, perm;
+  broadcast_strides(in.a_sizes, as, in.a_dim, in, a_read.data());
+  broadcast_strides(in.b_sizes, bs, in.b_dim, in, b_read.data());
+  const auto should_swap = [&](int64_t d0, int64_t d1) {
+    for (const auto* st : {&a_read, &b_read}) {
+      const int64_t s0 = (*st)[d0], s1 = (*st)[d1];
+      if (s0 == 0 || s1 == 0) continue;
+      if (s0 != s1) return s0 < s1 ? -1 : 1;
+      if (in.sizes[d0] > in.sizes[d1]) return 1;
+    }
+    return 0;
+  };
+  for (int64_t i = 0; i < dim; ++i) perm[i] = dim - 1 - i;
+  insertion_sort(perm.data(), dim, should_swap);
+  bool row_major = true;
+  for (int64_t i = 0; i < dim; ++i) row_major = row_major && perm[i] == dim - 1 - i;
+  if (row_major) return contiguous();
+  int64_t stride = 1;  // compatible_stride: dense in perm's order (size-0 dims included as 0)
+  for (int64_t i = 0; i < dim; ++i) {
+    out[perm[i]] = stride;
+    stride *= in.sizes[perm[i]];
+  }
+}
+
+Tensor new_tensor(const Inputs& in, const int64_t* strides) {
+  // Straight to the allocator through the C shim: torch::stable::new_empty is a boxed dispatcher
+  // call, which costs more host time than the whole rest of a small add.
+  AtenTensorHandle out = nullptr;
+  CHECK_SHIM(aoti_torch_empty_strided(in.dim, in.sizes, strides, in.out_torch_dtype, in.device_type,
+                                      in.device_index, &out));
+  return Tensor(out);
 }
 
 }  // namespace
@@ -304,54 +465,69 @@ Inputs check_inputs(const Tensor& a, const Tensor& b) {
                    "sum_double.add(): expected a and b on the same device, but got a on ",
                    device_name(fa.device_type, fa.device_index), " and b on ",
                    device_name(fb.device_type, fb.device_index));
-  SUM_DOUBLE_CHECK(fa.dtype == fb.dtype,
-                   "sum_double.add(): expected a and b to have the same dtype, but got a: ",
-                   dtype_name(fa.dtype), " and b: ", dtype_name(fb.dtype),
-                   " (no implicit promotion: cast one of them first)");
-  SUM_DOUBLE_CHECK(fa.dim == fb.dim && std::equal(fa.sizes, fa.sizes + fa.dim, fb.sizes),
-                   "sum_double.add(): expected a and b to have the same shape, but got a: ",
-                   shape_of(fa.sizes, fa.dim), " and b: ", shape_of(fb.sizes, fb.dim),
-                   " (no broadcasting)");
-  const ShimCodes& codes = shim_codes();
-  DType dtype;
-  if (fa.dtype == codes.float32) {
-    dtype = DType::kFloat32;
-  } else if (fa.dtype == codes.float16) {
-    dtype = DType::kFloat16;
-  } else if (fa.dtype == codes.bfloat16) {
-    dtype = DType::kBFloat16;
-  } else if (fa.dtype == codes.float64) {
-    dtype = DType::kFloat64;
+  Inputs in;
+  in.a_dtype = launcher_dtype(fa.dtype, "a");
+  in.b_dtype = launcher_dtype(fb.dtype, "b");
+  // torch.result_type: a 0-dim tensor does not raise the dtype of a dimensioned one of its
+  // category (all of these are floating), so then the dimensioned one's dtype wins.
+  if ((fa.dim == 0) == (fb.dim == 0)) {
+    in.out_dtype = promote(in.a_dtype, in.b_dtype);
   } else {
-    fail("sum_double.add(): expected a and b to be float16, bfloat16, ",
-         "float32 or float64, but both are ", dtype_name(fa.dtype));
+    in.out_dtype = fa.dim == 0 ? in.b_dtype : in.a_dtype;
   }
-  int64_t numel = 1;
-  for (int64_t d = 0; d < fa.dim; ++d) numel *= fa.sizes[d];
-  return {dtype, fa.dtype, fa.device_type, fa.device_index, fa.sizes, fa.dim, numel};
+  in.out_torch_dtype = shim_dtype(in.out_dtype);
+  in.device_type = fa.device_type;
+  in.device_index = fa.device_index;
+  in.a_sizes = fa.sizes;
+  in.b_sizes = fb.sizes;
+  in.a_strides = fa.strides;
+  in.b_strides = fb.strides;
+  in.a_dim = fa.dim;
+  in.b_dim = fb.dim;
+  in.dim = std::max(fa.dim, fb.dim);
+  SUM_DOUBLE_CHECK(in.dim <= kMaxDims, "sum_double.add(): expected at most ", kMaxDims,
+                   " dims, but got ", in.dim);
+  // Broadcasting, aligned at the last dim: sizes must agree where neither is 1.
+  in.numel = 1;
+  for (int64_t d = 0; d < in.dim; ++d) {
+    const int64_t da = d - (in.dim - fa.dim), db = d - (in.dim - fb.dim);
+    const int64_t sa = da >= 0 ? fa.sizes[da] : 1, sb = db >= 0 ? fb.sizes[db] : 1;
+    SUM_DOUBLE_CHECK(sa == sb || sa == 1 || sb == 1,
+                     "sum_double.add(): expected the shapes of a and b to broadcast, but a: ",
+                     shape_of(fa.sizes, fa.dim), " and b: ", shape_of(fb.sizes, fb.dim),
+                     " differ in dim ", d, " of the result (", sa, " and ", sb,
+                     "), where neither is 1");
+    in.sizes[d] = sa == 1 ? sb : sa;
+    in.numel *= in.sizes[d];
+  }
+  return in;
 }
 
-FlatOperands flat_operands(const Tensor& a, const Tensor& b, const Inputs& in) {
-  // Allocations fail here, and the copies that make strided inputs dense could, but only on a GPU
-  // already broken by an earlier error. torch's reason may come along (torch_reason_in_errors()),
-  // or only the failed call's name, so say what was being allocated. The Python wrapper turns
-  // either into torch.OutOfMemoryError, or raises the earlier error.
+Operands make_operands(const Tensor& a, const Tensor& b, const Inputs& in) {
+  std::array<int64_t, kMaxDims> out_strides;
+  Tensor out;
+  // Allocation fails here, on a full GPU or one already broken by an earlier error. torch's
+  // reason may come along (torch_reason_in_errors()), or only the failed call's name, so say
+  // what was being allocated. The Python wrapper turns either into torch.OutOfMemoryError, or
+  // raises the earlier error.
+  torch_add_strides(in, out_strides.data());
   try {
-    if (a.is_contiguous() && b.is_contiguous()) return {a, b, new_contiguous(in)};
-    int64_t* a_strides = nullptr;
-    int64_t* b_strides = nullptr;
-    CHECK_SHIM(aoti_torch_get_strides(a.get(), &a_strides));
-    CHECK_SHIM(aoti_torch_get_strides(b.get(), &b_strides));
-    if (std::equal(a_strides, a_strides + in.dim, b_strides) &&
-        is_dense(in.sizes, a_strides, in.dim)) {
-      return {a, b, new_tensor(in, a_strides)};
-    }
-    return {torch::stable::contiguous(a), torch::stable::contiguous(b), new_contiguous(in)};
+    out = new_tensor(in, out_strides.data());
   } catch (const std::exception& e) {
     fail("sum_double.add(): could not allocate memory for ", shape_of(in.sizes, in.dim), " ",
-         dtype_name(in.torch_dtype), " elements on ", device_name(in.device_type, in.device_index),
-         ": ", e.what());
+         dtype_name(in.out_torch_dtype), " elements on ",
+         device_name(in.device_type, in.device_index), ": ", e.what());
   }
+  std::array<int64_t, kMaxDims> as, bs;
+  broadcast_strides(in.a_sizes, in.a_strides, in.a_dim, in, as.data());
+  broadcast_strides(in.b_sizes, in.b_strides, in.b_dim, in, bs.data());
+  const AddArgs args{in.dim,         in.sizes,     a.data_ptr(),      in.a_dtype,
+                     as.data(),      b.data_ptr(), in.b_dtype,        bs.data(),
+                     out.data_ptr(), in.out_dtype, out_strides.data()};
+  Operands operands{out, {}};
+  const char* problem = plan_add(args, operands.plan);
+  SUM_DOUBLE_CHECK(problem == nullptr, "sum_double.add(): ", problem);
+  return operands;
 }
 
 }  // namespace sum_double::op

@@ -9,6 +9,7 @@
 #include <string>
 #include <type_traits>
 
+#include "sum_double/add_plan.h"
 #include "sum_double/dtype.h"
 
 namespace sum_double::op {
@@ -38,36 +39,40 @@ template <typename... Args>
     if (!(cond)) ::sum_double::op::fail(__VA_ARGS__); \
   } while (false)
 
+// Dims an operand may have: torch's own limit for a tensor (c10 allows 64 in TensorIterator-based
+// ops such as torch.add).
+constexpr int64_t kMaxDims = 64;
+
 // What check_inputs learned about the inputs, so that no later step asks torch again: every
 // question is a call through the C shim, and at small sizes they add up to more than the loop.
 struct Inputs {
-  DType dtype;           // the launcher's dtype
-  int32_t torch_dtype;   // the same, in the C shim's code (for allocation)
-  int32_t device_type;   // the C shim's code
-  int32_t device_index;  // -1 on the CPU
-  const int64_t* sizes;  // a's, borrowed: valid while a lives
-  int64_t dim;
+  DType a_dtype, b_dtype, out_dtype;  // the launchers' dtypes; out's is torch.result_type(a, b)
+  int32_t out_torch_dtype;            // out's, in the C shim's code (for allocation)
+  int32_t device_type;                // the C shim's code
+  int32_t device_index;               // -1 on the CPU
+  const int64_t* a_sizes;             // borrowed from a and b: valid while they live
+  const int64_t* b_sizes;
+  const int64_t* a_strides;
+  const int64_t* b_strides;
+  int64_t a_dim, b_dim;
+  int64_t dim;              // out's: the larger of a_dim and b_dim
+  int64_t sizes[kMaxDims];  // out's shape: a's and b's broadcast together
   int64_t numel;
 };
 
-// Bytes per element.
-constexpr int64_t element_size(DType dtype) {
-  return dtype == DType::kFloat64 ? 8 : dtype == DType::kFloat32 ? 4 : 2;
-}
-
-// Throws (a Python RuntimeError) naming the argument at fault unless a and b are dense tensors of
-// one supported dtype, one shape and one device.
+// Throws (a Python RuntimeError) naming the argument at fault unless a and b are dense floating
+// tensors on one device whose shapes broadcast.
 Inputs check_inputs(const torch::stable::Tensor& a, const torch::stable::Tensor& b);
 
-// a, b and the output as three arrays of n elements in one element order, which is all the
-// launchers understand. The output takes the inputs' layout when they share one dense layout
-// (contiguous, transposed, channels-last, ...), as torch.add does, so no input is copied; else it
-// is contiguous and the inputs are copied into contiguous ones. The fake kernel (_ops.py) applies
-// the same rule, so torch.compile sees the strides this returns.
-struct FlatOperands {
-  torch::stable::Tensor a, b, out;
+// The output, allocated with the strides torch.add gives its result (TensorIterator's rule: the
+// inputs' common layout when they have one, else their dims in the order of their strides), and
+// the launchers' plan over it, reading a and b in place (broadcast dims have stride 0). The fake
+// kernel (_ops.py) asks torch.add's own meta function, so torch.compile sees the same strides.
+struct Operands {
+  torch::stable::Tensor out;
+  AddPlan plan;
 };
-FlatOperands flat_operands(const torch::stable::Tensor& a, const torch::stable::Tensor& b,
-                           const Inputs& inputs);
+Operands make_operands(const torch::stable::Tensor& a, const torch::stable::Tensor& b,
+                       const Inputs& inputs);
 
 }  // namespace sum_double::op

@@ -61,11 +61,9 @@ Tensor add_cuda_op(const Tensor& a, const Tensor& b) {
   const int32_t device = inputs.device_index;
   const torch::stable::accelerator::DeviceGuard guard(device);
   const cudaStream_t stream = current_stream(device);
-  const auto [a_flat, b_flat, out] = flat_operands(a, b, inputs);
-  const int64_t n = inputs.numel;
-  if (n == 0) return out;
-  const cudaError_t status =
-      add_cuda(a_flat.data_ptr(), b_flat.data_ptr(), out.data_ptr(), n, inputs.dtype, stream);
+  const auto [out, plan] = make_operands(a, b, inputs);
+  if (plan.numel == 0) return out;
+  const cudaError_t status = add_cuda(plan, stream);
   SUM_DOUBLE_CHECK(status == cudaSuccess,
                    "sum_double.add(): CUDA kernel launch failed on cuda:", device, ": ",
                    cudaGetErrorString(status));
