@@ -79,7 +79,10 @@ SUM_DOUBLE_BODY uint16_t float_to_half(float f) {
   const int32_t mag = static_cast<int32_t>(u & 0x7FFFFFFFu);
   // Normal results: round away the low 13 mantissa bits (to nearest, ties to even; a carry moves
   // into the exponent, as it should), then rebias the exponent from 127 to 15.
-  const int32_t normal = ((mag + 0x0FFF + ((mag >> 13) & 1)) >> 13) - ((127 - 15) << 10);
+  // (In unsigned arithmetic: for NaNs, whose result is picked below, the sum passes INT32_MAX.)
+  const int32_t normal =
+      static_cast<int32_t>((static_cast<uint32_t>(mag) + 0x0FFFu + ((mag >> 13) & 1)) >> 13) -
+      ((127 - 15) << 10);
   // Subnormal results (below 2^-14, where a sum of two float16 is exact): in 0.5f + |f| the last
   // bit is worth 2^-24, a float16 subnormal's unit.
   const int32_t subnormal = bits_as<int32_t>(bits_as<float>(mag) + 0.5f) - bits_as<int32_t>(0.5f);

@@ -33,7 +33,15 @@ const char* plan_add(const AddArgs& args, AddPlan& plan) {
   int kept = 0;
   for (int64_t d = 0; d < args.dim; ++d) {
     if (args.sizes[d] < 0) return "sizes must be 0 or more";
-    plan.numel *= args.sizes[d];
+  }
+  for (int64_t d = 0; d < args.dim; ++d) {
+    if (args.sizes[d] == 0) {
+      plan.numel = 0;
+      break;
+    }
+    if (__builtin_mul_overflow(plan.numel, args.sizes[d], &plan.numel)) {
+      return "more than 2^63 elements";
+    }
   }
   if (plan.numel == 0) {
     plan.flat = true;
