@@ -39,6 +39,32 @@ def test_more_than_2_pow_31_elements(dtype: torch.dtype, offset: int) -> None:
     assert torch.equal(out, ref)
 
 
+@pytest.mark.large
+@pytest.mark.parametrize(
+    "case",
+    ["mixed", "broadcast", "2-d"],
+)
+def test_more_than_2_pow_31_elements_off_the_flat_kernels(case: str) -> None:
+    # The N-d kernel with 64-bit indices: mixed dtypes past the vectorised kernel's int32 range,
+    # a broadcast 0-dim input, and two dims whose offsets pass 2^31 (rows of 2^16 + 1).
+    n = 2**31 + 17
+    if free_bytes() < 4 * n * 4 * 1.1:
+        pytest.skip(f"needs {4 * n * 4 * 1.1 / 2**30:.0f} GiB of free GPU memory")
+    if case == "mixed":
+        a = torch.randn(n, device="cuda", dtype=torch.float16)
+        b = torch.randn(n, device="cuda", dtype=torch.bfloat16)
+    elif case == "broadcast":
+        a = torch.randn(n, device="cuda", dtype=torch.bfloat16)
+        b = torch.tensor(0.3, device="cuda", dtype=torch.float64)
+    else:
+        a = torch.randn(2**15 + 9, 2**16 + 1, device="cuda", dtype=torch.float16)
+        b = torch.randn(2**16 + 1, device="cuda", dtype=torch.float16)
+    ref = torch.add(a, b)
+    out = sum_double.add(a, b)
+    assert torch.equal(out.flatten()[-1000:], ref.flatten()[-1000:])
+    assert torch.equal(out, ref)
+
+
 # (waves, extra packs): inside each band of the launcher and on both sides of each threshold.
 GRID_SIZES = [
     (0.25, 0),

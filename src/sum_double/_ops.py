@@ -94,7 +94,7 @@ def _output_strides(a: Tensor, b: Tensor, shape: torch.Size, dtype: torch.dtype)
             _is_contiguous_in(shape, a_strides, row_major)
             and _is_contiguous_in(shape, b_strides, row_major)
         ):
-            return a.new_empty(shape).stride()  # contiguous, size-0 dims counted as 1
+            return list(a.new_empty(shape).stride())  # contiguous, size-0 dims counted as 1
         cl = [1, 3, 2, 0]  # channels-last: C fastest, then W, H, N
         if dim == 4 and all(_is_contiguous_in(shape, st, cl) for st in (a_strides, b_strides)):
             return dense_in(cl)
@@ -122,7 +122,7 @@ def _output_strides(a: Tensor, b: Tensor, shape: torch.Size, dtype: torch.dtype)
 
     perm = _insertion_sort(row_major, should_swap)
     if perm == row_major:
-        return a.new_empty(shape).stride()
+        return list(a.new_empty(shape).stride())
     return dense_in(perm)
 
 

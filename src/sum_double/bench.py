@@ -12,7 +12,12 @@ On the CPU, each call is timed with ``perf_counter``; the ops take turns (each r
 opposite order) and every call reads the next input set of one shared rotation, so no call finds
 its inputs left in cache by the call before it. The figure is the median.
 
-GB/s counts 3 x n x element size (read a, read b, write out); the ceiling counts 2 x n x size.
+GB/s counts the bytes a call must move at least: a and b read once, the output written once (a
+broadcast input counts once, however often it is read); the ceiling counts 2 x n x size.
+
+Cases (``--cases``): ``same``, both inputs n elements of the dtype; ``mixed``, b bfloat16 (float16
+when the dtype is bfloat16), so the result has the promoted dtype; ``bias``, (n / 8192, 8192) +
+(8192,); ``transposed``, the transpose of a square matrix + a contiguous one.
 """
 
 import argparse
@@ -51,6 +56,8 @@ DTYPES = {
 # CPU, where nothing is flushed anyway, little enough for a laptop.
 _SET_BUDGET_BYTES = {"cuda": 4 << 30, "cpu": 512 << 20}
 _MAX_CALLS_PER_GRAPH = 20
+CASES = ("same", "mixed", "bias", "transposed")
+_BIAS = 8192  # the bias's length: a model dimension
 
 
 @dataclass
@@ -69,6 +76,7 @@ class Row:
     read_write_gb_s: float | None
     datasheet_gb_s: float | None
     pct_of_datasheet: float | None
+    case: str = "same"  # last, with a default: files written before cases existed still load
 
 
 def datasheet_bytes_per_s(device: torch.device) -> float | None:
@@ -149,34 +157,70 @@ def _cpu_seconds(fns: list[Callable[[int], object]], sets: int, reps: int) -> li
     return [statistics.median(times) for times in samples]
 
 
+def make_inputs(
+    case: str, dtype: torch.dtype, n: int, device: torch.device
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """One input set of ``case`` with n output elements (fewer for ``transposed`` where n is no
+    square: the largest square below it)."""
+    if case == "mixed":
+        other = torch.float16 if dtype == torch.bfloat16 else torch.bfloat16
+        return torch.randn(n, device=device, dtype=dtype), torch.randn(
+            n, device=device, dtype=other
+        )
+    if case == "bias":
+        width = min(n, _BIAS)
+        a = torch.randn(n // width, width, device=device, dtype=dtype)
+        return a, torch.randn(width, device=device, dtype=dtype)
+    if case == "transposed":
+        side = int(n**0.5)
+        a = torch.randn(side, side, device=device, dtype=dtype).t()
+        return a, torch.randn(side, side, device=device, dtype=dtype)
+    return torch.randn(n, device=device, dtype=dtype), torch.randn(n, device=device, dtype=dtype)
+
+
+def bytes_moved(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor) -> int:
+    return sum(t.numel() * t.element_size() for t in (a, b, out))
+
+
 def measure(
-    dtype: torch.dtype, n: int, device: torch.device, reps: int, flush: torch.Tensor | None
-) -> tuple[float, float, float | None]:
-    """Median seconds per call of sum_double.add, torch.add and (on CUDA) the r+w ceiling."""
-    sets = input_sets(3 * n * dtype.itemsize, device)
-    a = [torch.randn(n, device=device, dtype=dtype) for _ in range(sets)]
-    b = [torch.randn(n, device=device, dtype=dtype) for _ in range(sets)]
-    if not torch.equal(sum_double.add(a[0], b[0]), torch.add(a[0], b[0])):  # time the right thing
-        raise RuntimeError(f"sum_double.add differs from torch.add: {dtype}, n={n}, {device}")
+    case: str,
+    dtype: torch.dtype,
+    n: int,
+    device: torch.device,
+    reps: int,
+    flush: torch.Tensor | None,
+) -> tuple[float, float, float | None, int, torch.Tensor]:
+    """Median seconds per call of sum_double.add, torch.add and (on CUDA) the r+w ceiling, the
+    bytes a call moves, and one output (for its size and dtype)."""
+    a0, b0 = make_inputs(case, dtype, n, device)
+    out0 = torch.add(a0, b0)
+    if not torch.equal(sum_double.add(a0, b0), out0):  # time the right thing
+        raise RuntimeError(f"sum_double.add differs from torch.add: {case} {dtype}, n={n}")
+    moved = bytes_moved(a0, b0, out0)
+    sets = input_sets(moved, device)
+    pairs = [(a0, b0), *(make_inputs(case, dtype, n, device) for _ in range(sets - 1))]
 
     def ours(i: int) -> object:
-        return sum_double.add(a[i], b[i])
+        return sum_double.add(*pairs[i])
 
     def ref(i: int) -> object:
-        return torch.add(a[i], b[i])
+        return torch.add(*pairs[i])
 
     if device.type != "cuda":
         ours_s, ref_s = _cpu_seconds([ours, ref], sets, reps)
-        return ours_s, ref_s, None
-    out = [torch.empty_like(x) for x in a]
+        return ours_s, ref_s, None, moved, out0
+    plain = [torch.empty_like(out0) for _ in range(sets)]
+    out = [torch.empty_like(out0) for _ in range(sets)]
 
     def read_write(i: int) -> object:
-        return torch.neg(a[i], out=out[i])
+        return torch.neg(plain[i], out=out[i])
 
     return (
         cuda_seconds(ours, sets, device, reps, flush),
         cuda_seconds(ref, sets, device, reps, flush),
         cuda_seconds(read_write, sets, device, reps, flush),
+        moved,
+        out0,
     )
 
 
@@ -191,33 +235,36 @@ def run(
     sizes: list[int],
     reps: int,
     progress: Callable[[str], None],
+    cases: tuple[str, ...] = ("same",),
 ) -> list[Row]:
     peak = datasheet_bytes_per_s(device)
     flush = l2_flush_buffer(device) if device.type == "cuda" else None
     name = torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"
     rows = []
-    total = len(dtypes) * len(sizes)
-    for k, (dname, n) in enumerate(((d, n) for d in dtypes for n in sizes), 1):
-        progress(f"[{k}/{total}] {dname} n={n}")
+    work = [(c, d, n) for c in cases for d in dtypes for n in sizes]
+    for k, (case, dname, n) in enumerate(work, 1):
+        progress(f"[{k}/{len(work)}] {case} {dname} n={n}")
         dtype = DTYPES[dname]
-        ours, ref, ceiling = measure(dtype, n, device, reps, flush)
-        moved = 3 * n * dtype.itemsize
+        ours, ref, ceiling, moved, out = measure(case, dtype, n, device, reps, flush)
+        numel, out_bytes = out.numel(), out.numel() * out.element_size()
+        del out
         rows.append(
             Row(
                 device=name,
                 torch=torch.__version__,
                 sum_double=sum_double.__version__,
                 dtype=dname,
-                n=n,
+                n=numel,
                 ours_us=ours * 1e6,
                 torch_add_us=ref * 1e6,
                 read_write_us=None if ceiling is None else ceiling * 1e6,
                 speedup=ref / ours,
                 ours_gb_s=moved / ours / 1e9,
                 torch_add_gb_s=moved / ref / 1e9,
-                read_write_gb_s=None if ceiling is None else 2 * n * dtype.itemsize / ceiling / 1e9,
+                read_write_gb_s=None if ceiling is None else 2 * out_bytes / ceiling / 1e9,
                 datasheet_gb_s=None if peak is None else peak / 1e9,
                 pct_of_datasheet=None if peak is None else 100 * moved / ours / peak,
+                case=case,
             )
         )
         if device.type == "cuda":
@@ -227,7 +274,7 @@ def run(
 
 def format_table(rows: list[Row]) -> str:
     head = (
-        f"{'dtype':<9} {'n':>10} {'sum_double':>12} {'torch.add':>12} {'speed':>6} "
+        f"{'case':<10} {'dtype':<9} {'n':>10} {'sum_double':>12} {'torch.add':>12} {'speed':>6} "
         f"{'GB/s':>7} {'torch GB/s':>10} {'r+w GB/s':>9} {'% sheet':>7}"
     )
     lines = [head, "-" * len(head)]
@@ -235,13 +282,13 @@ def format_table(rows: list[Row]) -> str:
         ceiling = "" if r.read_write_gb_s is None else f"{r.read_write_gb_s:9.0f}"
         pct = "" if r.pct_of_datasheet is None else f"{r.pct_of_datasheet:6.1f}%"
         lines.append(
-            f"{r.dtype:<9} {r.n:>10} {r.ours_us:>9.2f} us {r.torch_add_us:>9.2f} us "
+            f"{r.case:<10} {r.dtype:<9} {r.n:>10} {r.ours_us:>9.2f} us {r.torch_add_us:>9.2f} us "
             f"{r.speedup:>5.3f}x {r.ours_gb_s:>7.0f} {r.torch_add_gb_s:>10.0f} "
             f"{ceiling:>9} {pct:>7}"
         )
     lines.append(
         "speed = torch.add time / sum_double time (above 1: faster than torch.add); "
-        "GB/s counts 3 x n x element size"
+        "GB/s counts a and b read once and the output written once"
     )
     return "\n".join(lines)
 
@@ -252,16 +299,16 @@ def plot(rows: list[Row], path: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    dtypes = list(dict.fromkeys(r.dtype for r in rows))
-    cols = min(2, len(dtypes))
-    nrows = -(-len(dtypes) // cols)
+    panels = list(dict.fromkeys((r.case, r.dtype) for r in rows))
+    cols = min(2, len(panels))
+    nrows = -(-len(panels) // cols)
     fig, axes = plt.subplots(
         nrows, cols, figsize=(6.5 * cols, 4.2 * nrows), squeeze=False, sharey=True
     )
-    for ax in axes.flat[len(dtypes) :]:
+    for ax in axes.flat[len(panels) :]:
         ax.set_visible(False)
-    for ax, dname in zip(axes.flat, dtypes, strict=False):
-        sel = [r for r in rows if r.dtype == dname]
+    for ax, (case, dname) in zip(axes.flat, panels, strict=False):
+        sel = [r for r in rows if (r.case, r.dtype) == (case, dname)]
         ns = [r.n for r in sel]
         ax.plot(ns, [r.ours_gb_s for r in sel], "o-", label="sum_double.add")
         ax.plot(ns, [r.torch_add_gb_s for r in sel], "s--", label="torch.add")
@@ -277,10 +324,10 @@ def plot(rows: list[Row], path: str) -> None:
             ax.axhline(sel[0].datasheet_gb_s, color="red", lw=0.8, label="datasheet")
         ax.set_xscale("log", base=2)
         ax.set_xlabel("elements")
-        ax.set_title(dname)
+        ax.set_title(dname if case == "same" else f"{case}, {dname}")
         ax.grid(True, which="both", alpha=0.3)
     for row in axes:
-        row[0].set_ylabel("GB/s (3 x n x size / time)")
+        row[0].set_ylabel("GB/s (bytes moved / time)")
     axes[0][0].legend(loc="upper left")
     fig.suptitle(
         f"sum_double {rows[0].sum_double} vs torch.add, {rows[0].device}, torch {rows[0].torch}"
@@ -301,6 +348,9 @@ def main(argv: list[str] | None = None) -> int:
         type=int,
         help="element counts (default: 2^10 up to 2^29 on CUDA, 2^24 on the CPU)",
     )
+    parser.add_argument(
+        "--cases", nargs="+", choices=CASES, default=["same"], help="input shapes (see above)"
+    )
     parser.add_argument("--reps", type=int, default=30, help="timed repetitions per figure")
     parser.add_argument("--json", metavar="FILE", help="write one record per row")
     parser.add_argument("--plot", metavar="FILE.png", help="plot GB/s against size (matplotlib)")
@@ -320,7 +370,7 @@ def main(argv: list[str] | None = None) -> int:
         with open(args.from_json) as f:
             rows = [Row(**record) for record in json.load(f)]
     else:
-        rows = run(device, args.dtypes, sizes, args.reps, progress)
+        rows = run(device, args.dtypes, sizes, args.reps, progress, tuple(args.cases))
         print("\r" + " " * 60 + "\r", end="", file=sys.stderr)
     print(format_table(rows))
     if args.json:
