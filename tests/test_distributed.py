@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from distributed_worker import PLACEMENT_CASES
+from distributed_worker import BROADCAST_CASES, MIXED_DTYPE_CASES, PLACEMENT_CASES
 
 WORKER = Path(__file__).with_name("distributed_worker.py")
 WORLD_SIZE = 2
@@ -106,6 +106,20 @@ def _passed(job: Job, case: str) -> None:
 def test_placements_values_and_gradients(job: Job, case: str) -> None:
     # SHAPE-ROUTE-A+B: the output placement is the cheapest common one, the values and the
     # gradients (the incoming one, as it is) match torch.add's on the same DTensors.
+    _passed(job, case)
+
+
+@pytest.mark.parametrize("case", MIXED_DTYPE_CASES)
+def test_mixed_dtypes(job: Job, case: str) -> None:
+    # DTYPE_DTYPE-ROUTE-A+B: the placements of one dtype (but which of two shards moves), the
+    # result's dtype promoted, values and gradients (cast to each input's dtype) as torch.add's.
+    _passed(job, case)
+
+
+@pytest.mark.parametrize("case", BROADCAST_CASES)
+def test_broadcast(job: Job, case: str) -> None:
+    # GROUP[_SHAPES]-ROUTE-A+B: bias adds and size-1 dims placed as torch.add places them, values
+    # and gradients (summed over the broadcast dims) as torch.add's on the same DTensors.
     _passed(job, case)
 
 
