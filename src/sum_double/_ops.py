@@ -89,7 +89,8 @@ def _output_strides(a: Tensor, b: Tensor, shape: torch.Size, dtype: torch.dtype)
         return strides
 
     row_major = list(reversed(range(dim)))
-    if a.shape == shape and b.shape == shape:
+    # Ranks first: comparing (128,) with (batch, 128) elementwise would guard batch != 128.
+    if a.dim() == b.dim() == dim and a.shape == shape and b.shape == shape:
         if a.numel() == 0 or (
             _is_contiguous_in(shape, a_strides, row_major)
             and _is_contiguous_in(shape, b_strides, row_major)
