@@ -62,7 +62,7 @@ def _add_fake(a: Tensor, b: Tensor) -> Tensor:
     except RuntimeError:
         raise RuntimeError(_broadcast_error(a.shape, b.shape)) from None
     shape = torch.broadcast_shapes(a.shape, b.shape)
-    dtype = _result_dtype(a, b, a.dim() == 0, b.dim() == 0)
+    dtype = _result_dtype(a.dtype, b.dtype, a.dim() == 0, b.dim() == 0)
     return a.new_empty_strided(shape, _output_strides(a, b, shape, dtype), dtype=dtype)
 
 
@@ -192,11 +192,11 @@ class _VmapInfo(Protocol):
     batch_size: int
 
 
-def _result_dtype(a: Tensor, b: Tensor, a_is_0d: bool, b_is_0d: bool) -> torch.dtype:
-    """torch.result_type of tensors with these dtypes and dims (all floating)."""
+def _result_dtype(a: torch.dtype, b: torch.dtype, a_is_0d: bool, b_is_0d: bool) -> torch.dtype:
+    """torch.result_type of floating tensors of these dtypes and dims."""
     if a_is_0d != b_is_0d:
-        return b.dtype if a_is_0d else a.dtype
-    return torch.promote_types(a.dtype, b.dtype)
+        return b if a_is_0d else a
+    return torch.promote_types(a, b)
 
 
 @torch.library.register_vmap("sum_double::add")
@@ -216,11 +216,11 @@ def _add_vmap(
         return t.reshape(t.shape[0], *([1] * (rank - t.dim() + 1)), *t.shape[1:])
 
     a_0d, b_0d = a.dim() == (a_dim is not None), b.dim() == (b_dim is not None)
-    out_dtype = _result_dtype(a, b, a_0d, b_0d)
+    out_dtype = _result_dtype(a.dtype, b.dtype, a_0d, b_0d)
     a, b = batch_first(a, a_dim), batch_first(b, b_dim)
     # A batch of 0-dim inputs is not 0-dim, so its dtype may now win: then round it to the
     # result's dtype first (a copy, in this corner only), as the op does in registers.
-    if _result_dtype(a, b, a.dim() == 0, b.dim() == 0) != out_dtype:
+    if _result_dtype(a.dtype, b.dtype, a.dim() == 0, b.dim() == 0) != out_dtype:
         if a_0d and a_dim is not None:
             a = a.to(out_dtype)
         if b_0d and b_dim is not None:
@@ -235,13 +235,10 @@ def _setup_context(ctx: Any, inputs: tuple[Tensor, Tensor], output: Tensor) -> N
     # d(a + b)/da = d(a + b)/db = 1: the backward needs only each input's shape and dtype, to give
     # its gradient those (torch.add's: summed over the broadcast dims, then cast).
     a, b = inputs
-    ctx.a_meta = (a.shape, a.dtype)
-    ctx.b_meta = (b.shape, b.dtype)
-    ctx.out_meta = (output.shape, output.dtype)
+    ctx.meta = (a.shape, a.dtype, b.shape, b.dtype)
 
 
-def _reduce(grad: Tensor, meta: tuple[torch.Size, torch.dtype]) -> Tensor:
-    shape, dtype = meta
+def _reduce(grad: Tensor, shape: torch.Size, dtype: torch.dtype) -> Tensor:
     # The reductions autograd applies to torch.add's gradients (at::sum_to, then the cast), so
     # the bits match; the incoming gradient itself when nothing is to be done (no copy).
     if grad.shape != shape:
@@ -250,7 +247,8 @@ def _reduce(grad: Tensor, meta: tuple[torch.Size, torch.dtype]) -> Tensor:
 
 
 def _backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:
-    return _reduce(grad, ctx.a_meta), _reduce(grad, ctx.b_meta)
+    a_shape, a_dtype, b_shape, b_dtype = ctx.meta
+    return _reduce(grad, a_shape, a_dtype), _reduce(grad, b_shape, b_dtype)
 
 
 def _jvp(ctx: Any, a_tangent: Tensor | None, b_tangent: Tensor | None) -> Tensor | None:
@@ -259,8 +257,9 @@ def _jvp(ctx: Any, a_tangent: Tensor | None, b_tangent: Tensor | None) -> Tensor
     tangent = b_tangent if a_tangent is None else a_tangent
     if tangent is None:
         return None
-    shape, dtype = ctx.out_meta
-    return tangent.expand(shape).to(dtype)
+    a_shape, a_dtype, b_shape, b_dtype = ctx.meta
+    dtype = _result_dtype(a_dtype, b_dtype, len(a_shape) == 0, len(b_shape) == 0)
+    return tangent.expand(torch.broadcast_shapes(a_shape, b_shape)).to(dtype)
 
 
 torch.library.register_autograd("sum_double::add", _backward, setup_context=_setup_context)
@@ -322,10 +321,9 @@ def _make_fast_route() -> Callable[[Tensor, Tensor], Tensor] | None:
 
         @staticmethod
         def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
+            ctx.meta = (a.shape, a.dtype, b.shape, b.dtype)  # _setup_context's, inline
             with below_autograd():
-                out = _add(a, b)
-            _setup_context(ctx, (a, b), out)
-            return out
+                return _add(a, b)
 
         backward = staticmethod(_backward)
         jvp = staticmethod(_jvp)
@@ -378,10 +376,10 @@ def add(a: Tensor, b: Tensor) -> Tensor:
         torch.AcceleratorError: an error that an earlier GPU call left pending, found when an
             allocation failed and torch's reason did not come along.
     """
-    if isinstance(a, Number) or isinstance(b, Number):
-        raise _number_error(a, b)
     # Compiled and FX-traced code records the op itself; None and non-tensors get its error.
     if _is_compiling() or not (isinstance(a, Tensor) and isinstance(b, Tensor)):
+        if isinstance(a, Number) or isinstance(b, Number):
+            raise _number_error(a, b)
         return _add(a, b)
     try:
         return _route(a, b)
