@@ -344,18 +344,18 @@ void add_cpu(const AddPlan& plan, int64_t begin, int64_t end) {
   begin = std::max<int64_t>(begin, 0);
   end = std::min(end, plan.numel);
   if (begin >= end) return;
-  AddPlan p = plan;
-  order_inputs(p);
   const int64_t n = end - begin;
-  if (p.flat && p.a_dtype == p.out_dtype && p.b_dtype == p.out_dtype) {
-    const int64_t size = p.out_dtype == DType::kFloat64   ? 8
-                         : p.out_dtype == DType::kFloat32 ? 4
-                                                          : 2;
-    loops().add(static_cast<const char*>(p.a) + begin * size,
-                static_cast<const char*>(p.b) + begin * size,
-                static_cast<char*>(p.out) + begin * size, n, p.out_dtype);
+  if (plan.flat && plan.a_dtype == plan.out_dtype && plan.b_dtype == plan.out_dtype) {
+    const int64_t size = plan.out_dtype == DType::kFloat64   ? 8
+                         : plan.out_dtype == DType::kFloat32 ? 4
+                                                             : 2;
+    loops().add(static_cast<const char*>(plan.a) + begin * size,
+                static_cast<const char*>(plan.b) + begin * size,
+                static_cast<char*>(plan.out) + begin * size, n, plan.out_dtype);
     return;
   }
+  AddPlan p = plan;  // a copy only where the inputs may need swapping
+  order_inputs(p);
   with_types<Storage>(p.a_dtype, p.b_dtype, p.out_dtype, [&](auto a, auto b, auto o, auto) {
     using A = decltype(a);
     using B = decltype(b);

@@ -49,7 +49,7 @@ const char* plan_add(const AddArgs& args, AddPlan& plan) {
   }
   // Walked from the last dim so that ties (equal out strides, which only size-1 dims of a
   // non-overlapping out can have) keep the row-major order.
-  std::array<int64_t, 64> all{};  // torch allows 64 dims
+  std::array<int64_t, 64> all;  // torch allows 64 dims
   if (args.dim > int64_t(all.size())) return "more than 64 dims";
   int n = 0;
   for (int64_t d = args.dim; d-- > 0;) {

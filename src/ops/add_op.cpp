@@ -355,13 +355,14 @@ Operands make_operands(const Tensor& a, const Tensor& b, const Inputs& in) {
          dtype_name(in.out_torch_dtype), " elements on ",
          device_name(in.device_type, in.device_index), ": ", e.what());
   }
+  Operands operands;  // the plan uninitialised: plan_add fills what the launchers read
+  operands.out = out;
   std::array<int64_t, kMaxDims> as, bs;
   broadcast_strides(in.a_sizes, in.a_strides, in.a_dim, in, as.data());
   broadcast_strides(in.b_sizes, in.b_strides, in.b_dim, in, bs.data());
   const AddArgs args{in.dim,         in.sizes,     a.data_ptr(),      in.a_dtype,
                      as.data(),      b.data_ptr(), in.b_dtype,        bs.data(),
                      out.data_ptr(), in.out_dtype, out_strides.data()};
-  Operands operands{out, {}};
   const char* problem = plan_add(args, operands.plan);
   SUM_DOUBLE_CHECK(problem == nullptr, "sum_double.add(): ", problem);
   return operands;
