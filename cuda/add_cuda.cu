@@ -192,18 +192,20 @@ cudaError_t add_cuda(const void* a, const void* b, void* out, int64_t n, DType d
 
 cudaError_t add_cuda(const AddPlan& plan, cudaStream_t stream) {
   if (plan.numel <= 0) return cudaSuccess;
-  AddPlan p = plan;
+  if (plan.flat && plan.a_dtype == plan.out_dtype && plan.b_dtype == plan.out_dtype) {
+    return add_cuda(plan.a, plan.b, plan.out, plan.numel, plan.out_dtype, stream);
+  }
+  AddPlan p = plan;  // a copy only where the inputs may need swapping
   order_inputs(p);
   with_types<Storage>(
       p.a_dtype, p.b_dtype, p.out_dtype, [&](auto a, auto b, auto o, auto promoted) {
         using A = decltype(a);
         using B = decltype(b);
         using O = decltype(o);
-        // Plain arrays take the vectorised kernels; a 0-dim input rounded to a narrower out (one
-        // element) never needs them.
-        if constexpr (std::is_same_v<A, O> && std::is_same_v<B, O>) {
-          if (p.flat) return launch_flat<O>(p.a, p.b, p.out, p.numel, stream);
-        } else if constexpr (decltype(promoted)::value) {
+        // Plain arrays of mixed dtypes take the vectorised kernel (same dtypes took it above); a
+        // 0-dim input rounded to a narrower out (one element) never needs it.
+        constexpr bool kMixed = !std::is_same_v<A, O> || !std::is_same_v<B, O>;
+        if constexpr (kMixed && decltype(promoted)::value) {
           if (p.flat && launch_flat_mixed<A, B, O>(p.a, p.b, p.out, p.numel, stream)) return;
         }
         launch_strided<A, B, O>(p, stream);
