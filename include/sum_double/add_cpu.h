@@ -25,8 +25,9 @@ namespace sum_double {
 void add_cpu(const void* a, const void* b, void* out, int64_t n, DType dtype);
 
 // Elements [begin, end) of a plan from plan_add() (sum_double/add_plan.h), numbered in the plan's
-// order (out's memory order); [0, plan.numel) is all of them. Pieces may run on several threads
-// at once. Same-dtype rows of stride 1 run the loops above; the rest runs baseline loops.
+// order (out's memory order); [0, plan.numel) is all of them, and indices outside it are
+// ignored. Pieces may run on several threads at once. Same-dtype rows of stride 1 run the loops
+// above; the rest runs baseline loops. A plan not made by plan_add() is not supported.
 void add_cpu(const AddPlan& plan, int64_t begin, int64_t end);
 
 // The loops add_cpu runs on this CPU: "avx2+f16c", "aarch64" or "baseline".

@@ -27,9 +27,12 @@ namespace sum_double {
 cudaError_t add_cuda(const void* a, const void* b, void* out, int64_t n, DType dtype,
                      cudaStream_t stream);
 
-// All of a plan from plan_add() (sum_double/add_plan.h; its pointers are device pointers, as
-// above). Operands that are plain arrays take the vectorised kernel; any other strides an N-d
-// kernel that reads broadcast and strided inputs in place. Returns as above.
+// All of a plan from plan_add() (sum_double/add_plan.h; its pointers are device pointers of the
+// current device, each aligned as its type requires). Plain arrays take a vectorised kernel
+// (when each pointer is aligned to 16 bytes' worth of the widest operand's elements), any other
+// strides an N-d kernel that reads broadcast and strided inputs in place. Up to 2^38 elements.
+// Returns as above, and cudaErrorInvalidValue, enqueuing nothing, for a plan with a dtype triple
+// that plan_add() would refuse. The plan may be destroyed once this returns.
 cudaError_t add_cuda(const AddPlan& plan, cudaStream_t stream);
 
 }  // namespace sum_double

@@ -38,8 +38,9 @@ inline bool module_loaded() {
 
 }  // namespace detail
 
-// a + b as torch.ops.sum_double.add computes it: same shape, dtype (float16, bfloat16, float32,
-// float64) and device; a new tensor. Throws std::runtime_error on bad input or when the op is not
+// a + b as torch.ops.sum_double.add computes it: torch.add's semantics for floating tensors
+// (float16, bfloat16, float32, float64; promotion, broadcasting, torch.add's strides), both on
+// one device; a new tensor. Throws std::runtime_error on bad input or when the op is not
 // registered. The op's own message comes along when this is compiled against torch >= 2.14's
 // headers and runs on torch >= 2.13; otherwise only the failed call is named.
 inline torch::stable::Tensor add(const torch::stable::Tensor& a, const torch::stable::Tensor& b) {

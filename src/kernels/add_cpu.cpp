@@ -1,4 +1,5 @@
-// The CPU loop behind sum_double::add_cpu. Torch-free on purpose: it sees raw arrays only.
+// The CPU loops behind sum_double::add_cpu: contiguous arrays of one dtype, per instruction set,
+// and plans of any strides and dtype triple, a row at a time. Torch-free: raw arrays only.
 #include "sum_double/add_cpu.h"
 
 #include "with_types.h"
@@ -356,6 +357,7 @@ void add_cpu(const AddPlan& plan, int64_t begin, int64_t end) {
   }
   AddPlan p = plan;  // a copy only where the inputs may need swapping
   order_inputs(p);
+  // A plan from plan_add() has a triple with_types() dispatches; for any other, nothing is written.
   with_types<Storage>(p.a_dtype, p.b_dtype, p.out_dtype, [&](auto a, auto b, auto o, auto) {
     using A = decltype(a);
     using B = decltype(b);

@@ -33,6 +33,11 @@ const char* plan_add(const AddArgs& args, AddPlan& plan) {
   int kept = 0;
   for (int64_t d = 0; d < args.dim; ++d) {
     if (args.sizes[d] < 0) return "sizes must be 0 or more";
+    // Negative strides would need both ends of each offset range checked (the CUDA launcher's
+    // 32-bit indexing); torch never makes them.
+    if (args.a_strides[d] < 0 || args.b_strides[d] < 0 || args.out_strides[d] < 0) {
+      return "strides must be 0 or more";
+    }
   }
   for (int64_t d = 0; d < args.dim; ++d) {
     if (args.sizes[d] == 0) {
@@ -47,8 +52,8 @@ const char* plan_add(const AddArgs& args, AddPlan& plan) {
     plan.flat = true;
     return nullptr;
   }
-  // Walked from the last dim so that ties (equal out strides, which only size-1 dims of a
-  // non-overlapping out can have) keep the row-major order.
+  // Walked from the last dim so that ties (equal out strides, which a non-overlapping out cannot
+  // have once its size-1 dims are dropped) would keep the row-major order.
   std::array<int64_t, 64> all;  // torch allows 64 dims
   if (args.dim > int64_t(all.size())) return "more than 64 dims";
   int n = 0;
@@ -71,7 +76,10 @@ const char* plan_add(const AddArgs& args, AddPlan& plan) {
       const int64_t prev = kept - 1;
       bool merges = true;
       for (int op = 0; op < 3; ++op) {
-        merges = merges && strides[op][d] == plan.strides[op][prev] * plan.sizes[prev];
+        int64_t step = 0;  // overflowing strides belong to no allocation: they do not merge
+        merges = merges &&
+                 !__builtin_mul_overflow(plan.strides[op][prev], plan.sizes[prev], &step) &&
+                 strides[op][d] == step;
       }
       if (merges) {
         plan.sizes[prev] *= args.sizes[d];

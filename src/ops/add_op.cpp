@@ -335,7 +335,10 @@ Inputs check_inputs(const Tensor& a, const Tensor& b) {
                      " differ in dim ", d, " of the result (", sa, " and ", sb,
                      "), where neither is 1");
     in.sizes[d] = sa == 1 ? sb : sa;
-    in.numel *= in.sizes[d];
+    SUM_DOUBLE_CHECK(!__builtin_mul_overflow(in.numel, in.sizes[d], &in.numel),
+                     "sum_double.add(): the shapes of a: ", shape_of(fa.sizes, fa.dim),
+                     " and b: ", shape_of(fb.sizes, fb.dim),
+                     " broadcast to more than 2^63 elements");
   }
   return in;
 }

@@ -3,6 +3,8 @@
 #include <torch/csrc/stable/library.h>
 #include <torch/csrc/stable/ops.h>
 
+#include <utility>
+
 #include "add_op.h"
 #include "sum_double/add_cpu.h"
 
@@ -16,7 +18,7 @@ constexpr int64_t kGrain = 32768;
 
 Tensor add_cpu_op(const Tensor& a, const Tensor& b) {
   const Inputs inputs = check_inputs(a, b);
-  const Operands operands = make_operands(a, b, inputs);
+  Operands operands = make_operands(a, b, inputs);
   const AddPlan& plan = operands.plan;  // a name of its own: a lambda below captures it
   const int64_t n = plan.numel;
   // Below the grain torch's parallel_for runs the loop inline too, but getting there is a call
@@ -27,7 +29,7 @@ Tensor add_cpu_op(const Tensor& a, const Tensor& b) {
     torch::stable::parallel_for(0, n, kGrain,
                                 [&](int64_t begin, int64_t end) { add_cpu(plan, begin, end); });
   }
-  return operands.out;
+  return std::move(operands.out);
 }
 
 }  // namespace

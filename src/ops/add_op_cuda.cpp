@@ -11,6 +11,7 @@
 #include <torch/csrc/stable/ops.h>
 
 #include <string>
+#include <utility>
 
 #include "add_op.h"
 #include "cuda_driver_check.h"
@@ -61,13 +62,13 @@ Tensor add_cuda_op(const Tensor& a, const Tensor& b) {
   const int32_t device = inputs.device_index;
   const torch::stable::accelerator::DeviceGuard guard(device);
   const cudaStream_t stream = current_stream(device);
-  const auto [out, plan] = make_operands(a, b, inputs);
-  if (plan.numel == 0) return out;
-  const cudaError_t status = add_cuda(plan, stream);
+  Operands operands = make_operands(a, b, inputs);
+  if (operands.plan.numel == 0) return std::move(operands.out);
+  const cudaError_t status = add_cuda(operands.plan, stream);
   SUM_DOUBLE_CHECK(status == cudaSuccess,
                    "sum_double.add(): CUDA kernel launch failed on cuda:", device, ": ",
                    cudaGetErrorString(status));
-  return out;
+  return std::move(operands.out);
 }
 
 }  // namespace

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 from importlib.machinery import ModuleSpec
 from types import ModuleType
-from typing import Protocol
+from typing import Any, Protocol
 
 import torch
 
@@ -19,7 +19,8 @@ _DTENSOR = "torch.distributed.tensor"
 
 
 class _Spec(Protocol):
-    """What DTensor passes a sharding rule for a tensor argument: of it, the rule reads shape.
+    """What DTensor passes a sharding rule for a tensor argument: of it, the rule reads shape and
+    placements.
 
     It is a ``DTensorSpec``: the argument's global shape, stride and dtype (``tensor_meta``), and
     its placements as they are now. The rule lists every strategy whatever those placements are
@@ -29,6 +30,9 @@ class _Spec(Protocol):
 
     @property
     def shape(self) -> torch.Size: ...
+
+    @property
+    def placements(self) -> tuple[Any, ...]: ...
 
 
 def _register() -> None:
@@ -51,27 +55,24 @@ def _register() -> None:
 
     @register_sharding(torch.ops.sum_double.add.default)
     def _add_sharding(a: _Spec, b: _Spec) -> list[tuple[list[Placement], list[Placement]]]:
-        # The strategies of torch.add (DTensor's pointwise rule with its additive extras), of
-        # which DTensor picks the one that costs least to move the inputs to. Elementwise and
-        # linear: replicas add up to a replica, partial sums or means of a and b (broadcast or
-        # not) to partial ones of a + b, with no communication. A result sharded on dim d needs
+        # The strategies of torch.add (DTensor's pointwise rule), of which DTensor picks the one
+        # that costs least to move the inputs to. Elementwise and linear: replicas add up to a
+        # replica, partial sums or means of a and b (broadcast or not) to partial ones of a + b,
+        # with no communication. A result sharded on dim d needs
         # of each input the rows of that shard: its own dim's shard where it has the dim at full
-        # size, else (broadcast) all of it. A replica added to every rank's partial mean, max or
-        # min keeps it one (rounding is monotonic: max and min commute with it exactly).
+        # size, else (broadcast) all of it.
         # Non-broadcasting shapes never get here: the fake kernel, run first for the result's
         # shape, raises the op's own error.
         shape = torch.broadcast_shapes(a.shape, b.shape)
+        # Partial results only of the kind the inputs already hold, if any: DTensor before 2.12
+        # turned partial maxima or means into partial sums as if that were free, with wrong values.
+        held = {p.reduce_op for x in (a, b) for p in x.placements if p.is_partial()}
+        partials = [Partial(op) for op in ("sum", "avg") if held <= {op}]
         rules: list[tuple[list[Placement], list[Placement]]] = [
-            ([p], [p, p]) for p in (Replicate(), Partial("sum"), Partial("avg"))
+            ([p], [p, p]) for p in (Replicate(), *partials)
         ]
         for d in range(len(shape)):
             rules.append(([Shard(d)], [follow(a, shape, d), follow(b, shape, d)]))
-        for reduce_op in ("avg", "max", "min"):
-            rules.append(([Partial(reduce_op)], [Partial(reduce_op), Replicate()]))
-        # Not R + P(max or min): torch.add leaves it out (for sub's sake, whose negative alpha
-        # would turn a max into a min), and so does the op. There DTensor's costs differ: the
-        # op reduce-scatters the maxima into a Shard, torch.add all-reduces them (a Replicate).
-        rules.append(([Partial("avg")], [Replicate(), Partial("avg")]))
         return rules
 
 

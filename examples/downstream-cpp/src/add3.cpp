@@ -71,7 +71,8 @@ Add3Operands add3_operands(const Tensor& a, const Tensor& b, const Tensor& c) {
   check_like("b", b, a);
   check_like("c", c, a);
   const sum_double::DType dtype = launcher_dtype(a.scalar_type());
-  // The launchers take arrays: strided inputs are copied (contiguous() returns others as they are).
+  // The simplest launcher call takes arrays, so this example copies strided inputs (contiguous()
+  // returns others as they are); sum_double::plan_add() would read them in place.
   Tensor a_flat = torch::stable::contiguous(a);
   return {dtype,
           a.numel(),

@@ -14,7 +14,6 @@ class ResidualBlock(nn.Module):
         self.f = nn.Sequential(nn.Linear(features, hidden), nn.GELU(), nn.Linear(hidden, features))
 
     def forward(self, x: Tensor) -> Tensor:
-        # The op takes no broadcasting: f keeps x's shape, so the two operands match exactly.
         return sum_double.add(x, self.f(x))
 
 
