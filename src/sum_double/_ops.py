@@ -58,10 +58,9 @@ def _add_fake(a: Tensor, b: Tensor) -> Tensor:
     _check_dtype(a, "a")
     _check_dtype(b, "b")
     try:
-        torch.broadcast_shapes(a.shape, b.shape)
+        shape = torch.broadcast_shapes(a.shape, b.shape)
     except RuntimeError:
         raise RuntimeError(_broadcast_error(a.shape, b.shape)) from None
-    shape = torch.broadcast_shapes(a.shape, b.shape)
     dtype = _result_dtype(a.dtype, b.dtype, a.dim() == 0, b.dim() == 0)
     return a.new_empty_strided(shape, _output_strides(a, b, shape, dtype), dtype=dtype)
 
