@@ -1,6 +1,7 @@
-// The schema of torch.ops.sum_double.add, the checks its implementations share, and the kernel
-// that turns away every tensor they do not take (sparse, nested, quantized, MKLDNN, other
-// devices) with a message that says which argument and how to convert it.
+// The schema of torch.ops.sum_double.add, the checks, output and launcher plan its
+// implementations share, and the kernel that turns away every tensor they do not take (sparse,
+// nested, quantized, MKLDNN, other devices) with a message that says which argument and how to
+// convert it.
 #include "add_op.h"
 #include "add_layout.h"
 #include "op_facts.h"
@@ -13,7 +14,6 @@
 #include <algorithm>
 #include <array>
 #include <string>
-#include <vector>
 
 namespace sum_double::op {
 namespace {
