@@ -1,13 +1,15 @@
 """What a custom op costs inside an AOTInductor package: a chain of small adds, sum_double vs torch.
 
     python benchmarks/aoti_adds.py [--device cpu|cuda] [--adds 32] [--n 1024] [--calls 200]
-                                   [--rounds 11] [--out DIR]
+                                   [--rounds 11] [--out DIR [--compile-only]]
 
 Exports one model two ways and AOTInductor-compiles each: `adds` calls of sum_double.add (each a
 proxy-executor call: a boxed dispatcher call rebuilt from the serialized node, and an output of
 its own) and of torch.add (which inductor fuses into one generated loop: what a custom op gives
 up). The packages' runs take turns: the median over rounds of `calls` back-to-back runs (then one
-sync). Per add: (sum_double's time - torch.add's) / adds.
+sync). Per add: (sum_double's time - torch.add's) / adds. --compile-only writes the packages
+(DIR/sum_double.add.pt2, DIR/torch.add.pt2) for benchmarks/aoti_time, which times them from C++
+where Python's loader is not usable.
 """
 
 import argparse
@@ -39,12 +41,13 @@ def package(
     args: tuple[torch.Tensor, ...],
     adds: int,
     out: Path,
-) -> Callable[..., torch.Tensor]:
-    program = torch.export.export(Chain(add, adds), args)
+) -> str:
+    n = torch.export.Dim("n")  # any length, so that aoti_time can run other sizes
+    program = torch.export.export(Chain(add, adds), args, dynamic_shapes=({0: n}, {0: n}))
     start = time.perf_counter()
     path = torch._inductor.aoti_compile_and_package(program, package_path=str(out / f"{name}.pt2"))
     print(f"  {name:<14} compiled in {time.perf_counter() - start:5.1f} s", flush=True)
-    return torch._inductor.aoti_load_package(path)
+    return path
 
 
 def main() -> None:
@@ -55,7 +58,10 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=11)
     parser.add_argument("--out", type=Path, help="keep the packages here (default: a temp dir)")
+    parser.add_argument("--compile-only", action="store_true", help="write the packages, time none")
     args = parser.parse_args()
+    if args.compile_only and args.out is None:
+        parser.error("--compile-only needs --out")
     device = torch.device(args.device)
     x, y = (torch.randn(args.n, device=device) for _ in range(2))
     adds = {"sum_double.add": sum_double.add, "torch.add": torch.add}
@@ -64,7 +70,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         out = args.out or Path(tmp)
         out.mkdir(parents=True, exist_ok=True)
-        runners = {name: package(name, add, (x, y), args.adds, out) for name, add in adds.items()}
+        paths = {name: package(name, add, (x, y), args.adds, out) for name, add in adds.items()}
+        if args.compile_only:
+            return
+        runners = {name: torch._inductor.aoti_load_package(path) for name, path in paths.items()}
         ref = Chain(torch.add, args.adds)(x, y)
         for name, run in runners.items():
             result = run(x, y)
