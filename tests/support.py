@@ -27,7 +27,10 @@ TORCH_REASON_CROSSES = (
 
 def _editable() -> bool:
     # pip records an editable install in the distribution's direct_url.json (PEP 610).
-    text = metadata.distribution("sum-double").read_text("direct_url.json")
+    try:
+        text = metadata.distribution("sum-double").read_text("direct_url.json")
+    except metadata.PackageNotFoundError:  # e.g. a bare CMake build put on sys.path
+        return False
     return bool(text) and bool(json.loads(text).get("dir_info", {}).get("editable", False))
 
 

@@ -19,6 +19,10 @@ int main(int argc, char** argv) {
   const c10::Device device(argv[1]);
   const int64_t n = std::stoll(argv[2]);
   const int calls = std::stoi(argv[3]), rounds = std::stoi(argv[4]);
+  if (calls < 1 || rounds < 1) {
+    std::fprintf(stderr, "CALLS and ROUNDS must be at least 1\n");
+    return 1;
+  }
   const std::vector<at::Tensor> inputs{at::randn({n}, at::TensorOptions(device)),
                                        at::randn({n}, at::TensorOptions(device))};
   // Copying a result to the host waits for the stream the package ran on (torch's current one).
@@ -29,7 +33,7 @@ int main(int argc, char** argv) {
   std::vector<std::unique_ptr<torch::inductor::AOTIModelPackageLoader>> loaders;
   for (int i = 5; i < argc; ++i) {
     loaders.push_back(std::make_unique<torch::inductor::AOTIModelPackageLoader>(argv[i]));
-    for (int c = 0; c < calls / 4 + 1; ++c) last = loaders.back()->run(inputs);  // warm-up
+    for (int c = 0; c < calls / 4; ++c) last = loaders.back()->run(inputs);  // warm-up
   }
   sync();
   std::vector<std::vector<double>> us(loaders.size());

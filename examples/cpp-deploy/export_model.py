@@ -16,7 +16,7 @@ import sum_double
 
 
 class Block(torch.nn.Module):
-    """A bias add, a bfloat16 branch and a residual add: three shapes of torch.add's semantics."""
+    """A bias add that broadcasts, and a bfloat16 branch added to the float32 residual stream."""
 
     def __init__(self, dim: int) -> None:
         super().__init__()

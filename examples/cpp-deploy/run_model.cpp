@@ -13,6 +13,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,7 @@ struct Io {
 
 Io read_io(const std::string& path) {
   std::ifstream file(path, std::ios::binary);
+  if (!file) throw std::runtime_error("cannot read " + path);
   const std::vector<char> bytes{std::istreambuf_iterator<char>(file), {}};
   const c10::Dict<c10::IValue, c10::IValue> dict = torch::jit::pickle_load(bytes).toGenericDict();
   auto tensors = [&](const char* key) {
@@ -64,12 +66,14 @@ int main(int argc, char** argv) {
     return 1;
   }
   // AOTInductor packages no custom op: the process must have registered it before the package
-  // loads, or loading fails deep inside torch. Say so, and what to do, before that happens.
+  // loads, or the loader throws "Could not find schema for sum_double::add". Say what to load
+  // instead: op.h's error, which a call without the op library gets, does.
   if (!c10::Dispatcher::singleton().findSchema({"sum_double::add", ""})) {
-    std::cerr << "sum_double::add is not registered with PyTorch's dispatcher: load sum-double's "
-                 "op library before the package. Link SumDouble::ops (find_package(SumDouble)), "
-                 "or dlopen libsum_double_ops.so (`python -m sum_double --library` prints its "
-                 "path).\n";
+    try {
+      direct_call(c10::Device("cpu"));
+    } catch (const std::exception& e) {
+      std::cerr << e.what() << "\n";
+    }
     return 2;
   }
   try {

@@ -64,8 +64,8 @@ inline torch::stable::Tensor add(const torch::stable::Tensor& a, const torch::st
           "sum_double::add is not registered with PyTorch's dispatcher: sum-double's op library "
           "(libsum_double_ops.so) is not loaded in this process. In Python, `import sum_double` "
           "first; in C++, link SumDouble::ops or dlopen the library (`python -m sum_double "
-          "--library` prints its path) (" +
-          std::string(e.what()) + ")");
+          "--library` prints its path). torch: " +
+          std::string(e.what()));
     }
     throw;
   }
