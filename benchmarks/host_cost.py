@@ -12,10 +12,14 @@ nothing needs grad), and the wrapper's routes (`sum_double._ops`: the fast one o
 names, which `sum_double.add` takes where they exist, and the public one).
 
     python benchmarks/host_cost.py [--device cuda] [--n 1024] [--calls 2000] [--rounds 15]
-                                   [--cpu-time]
+                                   [--cpu-time] [--evict MIB]
 
 --cpu-time (CPU only) times with this thread's CPU time instead of the wall clock: on a machine
 shared with other work, the time the core spends on other processes then stays out.
+--evict MIB (CPU only) writes MIB of memory before each call, on one thread, and times the calls
+one by one, the callables in turn (each figure is then the median call): every host path starts
+with the caches that a large input leaves it (a kernel that has just streamed through megabytes),
+not with the warm caches of back-to-back calls.
 """
 
 import argparse
@@ -35,6 +39,7 @@ def per_call_us(
     calls: int,
     rounds: int,
     clock: Callable[[], float] = time.perf_counter,
+    evict: torch.Tensor | None = None,
 ) -> dict[str, float]:
     def sync() -> None:
         if device.type == "cuda":
@@ -45,6 +50,14 @@ def per_call_us(
             fn()
     sync()
     samples: dict[str, list[float]] = {name: [] for name in fns}
+    if evict is not None:  # call by call, the callables in turn, each after the writes
+        for _ in range(rounds * calls):
+            for name, fn in fns.items():
+                evict.zero_()
+                t0 = clock()
+                fn()
+                samples[name].append((clock() - t0) * 1e6)
+        return {name: statistics.median(s) for name, s in samples.items()}
     for _ in range(rounds):
         for name, fn in fns.items():
             t0 = clock()
@@ -62,10 +75,17 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--cpu-time", action="store_true")
+    parser.add_argument("--evict", type=float, metavar="MIB")
     args = parser.parse_args()
     device = torch.device(args.device)
     if args.cpu_time and device.type != "cpu":
         parser.error("--cpu-time leaves out the time spent waiting for the GPU: CPU only")
+    if args.evict and device.type != "cpu":
+        parser.error("--evict times calls one by one, without waiting for the GPU: CPU only")
+    evict = None
+    if args.evict:
+        torch.set_num_threads(1)  # the writes then go through this core's caches only
+        evict = torch.empty(int(args.evict * 2**20) // 4)
     clock = time.thread_time if args.cpu_time else time.perf_counter
 
     x, y = torch.randn(args.n, device=device), torch.randn(args.n, device=device)
@@ -103,11 +123,12 @@ def main() -> None:
         no_grad_fns["torch.ops.sum_double.add, below autograd"] = below_autograd(lambda: op(x, y))
         no_grad_fns["fast route"] = lambda: fast(x, y)
         grad_fns["fast route"] = lambda: fast(xg, yg)
-    no_grad = per_call_us(no_grad_fns, device, args.calls, args.rounds, clock)
-    grad = per_call_us(grad_fns, device, args.calls, args.rounds, clock)
+    no_grad = per_call_us(no_grad_fns, device, args.calls, args.rounds, clock, evict)
+    grad = per_call_us(grad_fns, device, args.calls, args.rounds, clock, evict)
 
     timer = "thread CPU time" if args.cpu_time else "wall time"
-    print(f"host cost per call, n = {args.n}, {device}, torch {torch.__version__}, {timer}")
+    caches = f", {args.evict:g} MiB written before each call" if args.evict else ""
+    print(f"host cost per call, n = {args.n}, {device}, torch {torch.__version__}, {timer}{caches}")
     print(f"  {'case':<20} {'x + y':>9} {'sum_double.add':>15} {'ratio':>6}")
     for case, times in (("no grad", no_grad), ("inputs require grad", grad)):
         ref, ours = times["x + y"], times["sum_double.add"]

@@ -173,6 +173,21 @@ def test_torch_func_transforms(device: str, wrapper: Add) -> None:
     assert torch.equal(tangent, t)
 
 
+def test_a_tensor_kept_past_a_transform_stands_for_its_tensor(device: str, wrapper: Add) -> None:
+    # Inside torch.func.grad, f sees a wrapper of x; kept past the transform, that wrapper is
+    # "dead" and must count as x itself (Function.apply unwraps it), so this is x + x.
+    x = torch.randn(3, device=device, requires_grad=True)
+    kept = []
+
+    def f(t: torch.Tensor) -> torch.Tensor:
+        kept.append(t)
+        return t.sum()
+
+    torch.func.grad(f)(x)
+    wrapper(kept[0], x).sum().backward()
+    assert torch.equal(x.grad, torch.full_like(x, 2.0))
+
+
 def test_vmap(device: str, wrapper: Add) -> None:
     # The op's vmap rule (no per-example loop: that fallback warns, and warnings fail the suite).
     x, y = torch.randn(3, 5, device=device), torch.randn(3, 5, device=device)
@@ -233,6 +248,7 @@ def test_vmap_broadcast_and_mixed(
 PRIVATE_NAMES = [
     (torch._C, "_AutoDispatchBelowAutograd"),
     (torch._C, "_are_functorch_transforms_active"),
+    (torch._C._functorch, "unwrap_if_dead"),
     (fwAD, "_current_level"),
 ]
 

@@ -300,11 +300,13 @@ def _make_fast_route() -> Callable[[Tensor, Tensor], Tensor] | None:
 
     What each name buys: entering below autograd skips the op's Python autograd kernel; knowing
     that no torch.func transform is active lets a call take a Function that ``apply`` binds
-    without ``inspect.signature``; the forward-AD level stands in for two ``unpack_dual`` calls.
+    without ``inspect.signature``, and call the C half of ``apply`` itself (below); the forward-AD
+    level stands in for two ``unpack_dual`` calls.
     """
     try:
         below_autograd = torch._C._AutoDispatchBelowAutograd
         functorch_active = torch._C._are_functorch_transforms_active
+        unwrap_if_dead = torch._C._functorch.unwrap_if_dead
     except AttributeError:
         return None
     if not hasattr(_forward_ad, "_current_level"):  # read on each call: dual_level() rebinds it
@@ -323,11 +325,17 @@ def _make_fast_route() -> Callable[[Tensor, Tensor], Tensor] | None:
         backward = staticmethod(_backward)
         jvp = staticmethod(_jvp)
 
+    # Function.apply is Python up to torch 2.13 (C from 2.14): outside a torch.func transform,
+    # all it does for this Function is unwrap tensors that escaped one, then call this.
+    apply = super(torch.autograd.Function, AddOutsideFunc).apply
+
     def fast_route(a: Tensor, b: Tensor) -> Tensor:
         if (
             (a.requires_grad or b.requires_grad) and torch.is_grad_enabled()
         ) or _forward_ad._current_level >= 0:
-            return (_Add if functorch_active() else AddOutsideFunc).apply(a, b)
+            if functorch_active():
+                return _Add.apply(a, b)
+            return apply(unwrap_if_dead(a), unwrap_if_dead(b))
         # Nothing to differentiate: skip autograd as C++ ops do. Every other dispatch key
         # (FakeTensorMode, functionalization, vmap, ...) still sees the call.
         with below_autograd():
