@@ -12,9 +12,10 @@
 #   5. the suite (`python -m pytest`) under emulation, on the NEON loops: every test passes but
 #      the CUDA ones, which must be all that skips; left out, the few that only check a CLI's
 #      output or an import order in fresh processes (test_suite says which)
-#   6. the CUDA wheel (nvcc of ci/cuda-toolkit.txt with the cross compiler as its host compiler,
-#      the aarch64 cudart_static), ci/check_binary.py, cuobjdump against the architectures
-#      pyproject.toml lists for aarch64 (ci/cuda_archs.py), and the module loaded under emulation
+#   6. beside the suite, which keeps about one core busy: the CUDA wheel (nvcc of
+#      ci/cuda-toolkit.txt with the cross compiler as its host compiler, the aarch64
+#      cudart_static), ci/check_binary.py, cuobjdump against the architectures pyproject.toml
+#      lists for aarch64 (ci/cuda_archs.py), and the module loaded under emulation
 #   bash ci/aarch64.sh [OUTDIR]      (OUTDIR keeps the wheels and logs; default: a temporary dir)
 # The wheels need the sysroot's glibc, newer than manylinux_2_28's: test artifacts, never release
 # wheels (docs/releasing.md). Cached between runs on one machine in SUM_DOUBLE_AARCH64_CACHE
