@@ -3,11 +3,14 @@
     python ci/check_binary.py dist/sum_double-*.whl [--forbid /path/of/the/build ...]
 
 Fails (exit 1, one line per finding) unless every ELF file in the wheel
-- exports no dynamic symbol but ``PyInit__C`` (the rest stays inside, see src/exports.map);
+- exports no dynamic symbol but its entry points: ``PyInit__C`` for the extension module, the
+  ``sum_double_ops_*`` facts for the op library (the rest stays inside: src/exports.map,
+  src/ops/exports.map), and nothing else ships;
 - calls none of libgcc's half-precision conversions (one element per call, and they need
   libgcc_s's GCC_12.0.0, which narrows the manylinux tag): the CPU kernel converts in its loops;
-- needs no shared library beyond torch's and the C/C++ runtime's, so an auditwheel repair that
-  excludes torch grafts nothing, and a new dependency shows up here first;
+- needs no shared library beyond torch's, the C/C++ runtime's and (the module) the op library, so
+  an auditwheel repair that excludes torch grafts nothing, and a new dependency shows up here
+  first; the op library needs no libpython;
 - is linked with full RELRO and BIND_NOW, has a non-executable stack and no RPATH/RUNPATH that
   points outside the wheel;
 - carries no path of the machine that built it (pip's build environment, site-packages, the
@@ -26,13 +29,19 @@ from elftools.elf.dynamic import DynamicSection
 from elftools.elf.elffile import ELFFile
 from elftools.elf.sections import SymbolTableSection
 
-EXPORTS = {"PyInit__C"}
+OPS_LIBRARY = "libsum_double_ops.so"
+# What each binary exports, by its file name.
+EXPORTS = {
+    re.compile(r"_C\.[^/]*\.so"): re.compile(r"PyInit__C"),
+    re.compile(re.escape(OPS_LIBRARY)): re.compile(r"sum_double_ops_\w+"),
+}
 # torch provides these at run time (the wheel depends on torch); the rest is the C/C++ runtime that
 # every manylinux policy allows.
 NEEDED = re.compile(
     r"lib(torch_cpu|c10)\.so|libstdc\+\+\.so\.6|libgcc_s\.so\.1|libm\.so\.6|libc\.so\.6"
     r"|libdl\.so\.2|libpthread\.so\.0|librt\.so\.1|ld-linux-(x86-64|aarch64)\.so\.[12]"
 )
+MODULE_NEEDS = re.compile(re.escape(OPS_LIBRARY))
 BUILD_PATHS = [b"pip-build-env", b"site-packages", b"/tmp/", b"/home/", b"/root/"]
 DF_BIND_NOW, DF_1_NOW = 0x8, 0x1
 LIBGCC_HALF = re.compile(r"__(extend|trunc)\w*hf\w*2")
@@ -41,6 +50,12 @@ LIBGCC_HALF = re.compile(r"__(extend|trunc)\w*hf\w*2")
 def check_elf(name: str, data: bytes, forbidden: list[bytes]) -> list[str]:
     elf = ELFFile(BytesIO(data))
     problems = []
+    basename = name.rsplit("/", 1)[-1]
+    kinds = [(file, exports) for file, exports in EXPORTS.items() if file.fullmatch(basename)]
+    if not kinds:
+        return [f"{name}: ships, but is neither the module nor the op library"]
+    ((file, allowed),) = kinds
+    is_module = file.pattern.startswith("_C")
 
     dynsym = elf.get_section_by_name(".dynsym")
     assert isinstance(dynsym, SymbolTableSection), f"{name}: no .dynsym"
@@ -51,9 +66,11 @@ def check_elf(name: str, data: bytes, forbidden: list[bytes]) -> list[str]:
         and sym["st_shndx"] != "SHN_UNDEF"
         and sym["st_info"]["bind"] in ("STB_GLOBAL", "STB_WEAK")
     }
-    if exported - EXPORTS:
-        extra = sorted(exported - EXPORTS)
-        problems.append(f"exports {len(extra)} symbols besides PyInit__C, e.g. {extra[:5]}")
+    extra = sorted(sym for sym in exported if not allowed.fullmatch(sym))
+    if extra:
+        problems.append(f"exports {len(extra)} symbols besides {allowed.pattern}, e.g. {extra[:5]}")
+    if not exported:
+        problems.append(f"exports nothing, not even {allowed.pattern}")
     half_calls = sorted(
         sym.name
         for sym in dynsym.iter_symbols()
@@ -65,7 +82,9 @@ def check_elf(name: str, data: bytes, forbidden: list[bytes]) -> list[str]:
     dynamic = next(s for s in elf.iter_sections() if isinstance(s, DynamicSection))
     tags = list(dynamic.iter_tags())
     for tag in tags:
-        if tag.entry.d_tag == "DT_NEEDED" and not NEEDED.fullmatch(tag.needed):
+        if tag.entry.d_tag == "DT_NEEDED" and not (
+            NEEDED.fullmatch(tag.needed) or (is_module and MODULE_NEEDS.fullmatch(tag.needed))
+        ):
             problems.append(f"needs {tag.needed}, which neither torch nor the C runtime provides")
         if tag.entry.d_tag in ("DT_RPATH", "DT_RUNPATH"):
             path = tag.rpath if tag.entry.d_tag == "DT_RPATH" else tag.runpath

@@ -58,12 +58,14 @@ for spec in $specs; do
     echo "==> mypy (pyproject.toml [tool.mypy]) against torch $spec"
     quiet "$venv/bin/pip" install -q --disable-pip-version-check mypy==2.4.1
     (cd "$root" && "$venv/bin/mypy")
-    # Linked with a static libstdc++, as some toolchains do: error paths must still raise.
+    # Linked with a static libstdc++, as some toolchains do (the op library, which holds the error
+    # paths, and the module): errors must still raise.
     echo "==> the CPU-only build (SUM_DOUBLE_CUDA=OFF, static libstdc++)"
     quiet "$venv/bin/pip" install -q --disable-pip-version-check scikit-build-core pybind11 cmake ninja
     quiet "$venv/bin/pip" wheel -q --disable-pip-version-check --no-deps --no-build-isolation \
       -Ccmake.define.SUM_DOUBLE_CUDA=OFF -Ccmake.define.SUM_DOUBLE_WERROR=ON \
-      -Ccmake.define.CMAKE_MODULE_LINKER_FLAGS=-static-libstdc++ -w "$work/dist-cpu" "$root"
+      -Ccmake.define.CMAKE_MODULE_LINKER_FLAGS=-static-libstdc++ \
+      -Ccmake.define.CMAKE_SHARED_LINKER_FLAGS=-static-libstdc++ -w "$work/dist-cpu" "$root"
     quiet "$venv/bin/pip" install -q --disable-pip-version-check --no-deps --force-reinstall \
       "$work"/dist-cpu/sum_double-*.whl
     "$venv/bin/python" -c "import sum_double._C as c; assert c.cpu_only, 'not CPU-only'"

@@ -1,8 +1,12 @@
-"""Helpers the test modules share: bitwise comparison against torch, output poisoning."""
+"""Helpers the test modules share: bitwise comparison against torch, output poisoning, the
+install's kind."""
 
 import contextlib
+import json
 from collections.abc import Iterator
+from importlib import metadata
 
+import pytest
 import torch
 from torch.torch_version import TorchVersion
 
@@ -19,6 +23,23 @@ TORCH_REASON_CROSSES = (
     TorchVersion(sum_double._C.built_with_torch) >= "2.14"
     and TorchVersion(torch.__version__) >= "2.13"
 )
+
+
+def _editable() -> bool:
+    # pip records an editable install in the distribution's direct_url.json (PEP 610).
+    try:
+        text = metadata.distribution("sum-double").read_text("direct_url.json")
+    except metadata.PackageNotFoundError:  # e.g. a bare CMake build put on sys.path
+        return False
+    return bool(text) and bool(json.loads(text).get("dir_info", {}).get("editable", False))
+
+
+needs_regular_install = pytest.mark.skipif(
+    _editable(),
+    reason="an editable install maps the entry point into the source tree and rebuilds on import "
+    "(docs/building.md)",
+)
+
 _BITS = {
     torch.float16: torch.int16,
     torch.bfloat16: torch.int16,

@@ -4,28 +4,13 @@ The example packages under examples/ build against all this for real (ci/downstr
 tests check the installed wheel's side of it anywhere the suite runs.
 """
 
-import json
 import subprocess
 import sys
 from importlib import metadata
 from pathlib import Path
 
-import pytest
-
 import sum_double
-
-
-def _editable() -> bool:
-    # pip records an editable install in the distribution's direct_url.json (PEP 610).
-    text = metadata.distribution("sum-double").read_text("direct_url.json")
-    return bool(text) and bool(json.loads(text).get("dir_info", {}).get("editable", False))
-
-
-needs_regular_install = pytest.mark.skipif(
-    _editable(),
-    reason="an editable install maps the entry point into the source tree and rebuilds on import "
-    "(docs/building.md)",
-)
+from support import needs_regular_install
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -43,6 +28,7 @@ def test_cmake_dir_holds_the_cmake_package() -> None:
     assert (cmake_dir / "SumDoubleConfig.cmake").is_file()
     assert (cmake_dir / "SumDoubleConfigVersion.cmake").is_file()
     assert (cmake_dir / "SumDoubleTargets.cmake").is_file()
+    assert (cmake_dir / "SumDoubleOpsTargets.cmake").is_file()
     cuda_targets = cmake_dir / "SumDoubleCudaTargets.cmake"
     assert cuda_targets.is_file() is not sum_double._C.cpu_only
 

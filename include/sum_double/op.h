@@ -1,12 +1,13 @@
 // Calling the registered op torch.ops.sum_double.add from another extension's C++, through
 // PyTorch's dispatcher on the LibTorch stable ABI (torch >= 2.10). The caller gets everything the
 // op does (input checks, CPU or CUDA, torch's current stream, autograd when a tensor needs grad)
-// and stays, like sum-double, one binary for every torch >= 2.10. Header-only: link nothing of
-// sum-double's, only torch (libtorch_cpu); build with -DTORCH_TARGET_VERSION as sum-double does.
+// and, built with -DTORCH_TARGET_VERSION as sum-double is, stays one binary for every torch >=
+// 2.10. Header-only: it needs only torch (libtorch_cpu) to build.
 //
-// The op exists once sum-double's module is loaded: `import sum_double` in Python before the
-// first call. Otherwise, and for any failure of the op itself, it throws std::runtime_error; for a
-// missing op the message says to import sum_double.
+// The op exists once sum-double's op library (libsum_double_ops.so) is loaded: in Python by
+// `import sum_double`; in a C++ program without Python by linking SumDouble::ops, or by dlopen-ing
+// the library (`python -m sum_double --library` prints its path). Otherwise, and for any failure
+// of the op itself, add() throws std::runtime_error; for a missing op the message names both ways.
 #pragma once
 
 #include <link.h>
@@ -23,13 +24,13 @@
 namespace sum_double {
 namespace detail {
 
-// Whether sum-double's extension module (sum_double/_C.<abi>.so), which registers the op, is
-// loaded in this process. Asked only after a failed call, to say why it failed.
-inline bool module_loaded() {
+// Whether sum-double's op library, which registers the op, is loaded in this process (Python's
+// module loads it too). Asked only after a failed call, to say why it failed.
+inline bool op_library_loaded() {
   return dl_iterate_phdr(
              [](dl_phdr_info* info, size_t, void*) {
                return info->dlpi_name != nullptr &&
-                              std::strstr(info->dlpi_name, "/sum_double/_C.") != nullptr
+                              std::strstr(info->dlpi_name, "/libsum_double_ops.so") != nullptr
                           ? 1
                           : 0;
              },
@@ -49,7 +50,7 @@ inline torch::stable::Tensor add(const torch::stable::Tensor& a, const torch::st
 // torch's check macros put __FILE__ in their message: name this header, not the path it had on
 // the build machine (a pip build environment that no longer exists, and a different binary each
 // build). The includer's own line numbers are unaffected; the number is the next line's own.
-#line 52 "sum_double/op.h"
+#line 54 "sum_double/op.h"
 #ifdef STABLE_TORCH_ERROR_CODE_CHECK
     STABLE_TORCH_ERROR_CODE_CHECK(
         torch_call_dispatcher("sum_double::add", "", stack.data(), TORCH_ABI_VERSION));
@@ -58,11 +59,13 @@ inline torch::stable::Tensor add(const torch::stable::Tensor& a, const torch::st
         torch_call_dispatcher("sum_double::add", "", stack.data(), TORCH_ABI_VERSION));
 #endif
   } catch (const std::exception& e) {
-    if (!detail::module_loaded()) {
+    if (!detail::op_library_loaded()) {
       throw std::runtime_error(
-          "sum_double::add is not registered with PyTorch's dispatcher: sum-double's module is "
-          "not loaded in this process. Run `import sum_double` in Python before calling it (" +
-          std::string(e.what()) + ")");
+          "sum_double::add is not registered with PyTorch's dispatcher: sum-double's op library "
+          "(libsum_double_ops.so) is not loaded in this process. In Python, `import sum_double` "
+          "first; in C++, link SumDouble::ops or dlopen the library (`python -m sum_double "
+          "--library` prints its path). torch: " +
+          std::string(e.what()));
     }
     throw;
   }

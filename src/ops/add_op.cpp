@@ -4,9 +4,7 @@
 // convert it.
 #include "add_op.h"
 #include "add_layout.h"
-#include "op_facts.h"
 
-#include <dlfcn.h>
 #include <torch/csrc/stable/library.h>
 #include <torch/csrc/stable/ops.h>
 #include <torch/headeronly/core/ScalarType.h>
@@ -24,7 +22,7 @@ using torch::headeronly::ScalarType;
 using torch::stable::Tensor;
 
 // Newer headers keep torch's own message (e.g. "CUDA out of memory") in the exception, when the
-// running torch can give it (torch_reason_in_errors()); older ones only name the failed call.
+// running torch can give it (library_facts.h); older ones only name the failed call.
 #ifdef STABLE_TORCH_ERROR_CODE_CHECK
 #define CHECK_SHIM(call) STABLE_TORCH_ERROR_CODE_CHECK(call)
 #else
@@ -282,19 +280,6 @@ Tensor new_tensor(const Inputs& in, const int64_t* strides) {
 
 }  // namespace
 
-bool torch_reason_in_errors() {
-#ifdef TORCH_DYNAMIC_VERSION_CALL_2_13_0
-  // These headers' check looks up the shim that returns the reason at run time (torch >= 2.13).
-  static const bool found = [] {
-    void* lib = dlopen("libtorch_cpu.so", RTLD_NOW | RTLD_NOLOAD);
-    return lib != nullptr && dlsym(lib, "torch_exception_get_what_without_backtrace") != nullptr;
-  }();
-  return found;
-#else
-  return false;  // with a 2.10 target, older headers only name the failed call
-#endif
-}
-
 Inputs check_inputs(const Tensor& a, const Tensor& b) {
   const Facts fa = facts_of(a, "a");
   const Facts fb = facts_of(b, "b");
@@ -347,7 +332,7 @@ Operands make_operands(const Tensor& a, const Tensor& b, const Inputs& in) {
   std::array<int64_t, kMaxDims> out_strides;
   Tensor out;
   // Allocation fails here, on a full GPU or one already broken by an earlier error. torch's
-  // reason may come along (torch_reason_in_errors()), or only the failed call's name, so say
+  // reason may come along (library_facts.h), or only the failed call's name, so say
   // what was being allocated. The Python wrapper turns either into torch.OutOfMemoryError, or
   // raises the earlier error.
   torch_add_strides(in, out_strides.data());

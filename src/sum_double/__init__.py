@@ -17,10 +17,11 @@ if torch.__version__ < _MIN_TORCH:
         f"Upgrade it: pip install 'torch>={_MIN_TORCH}'"
     )
 
-# Loading _C registers torch.ops.sum_double.add; _distributed, the op's sharding rule for DTensor.
+# Loading _C loads the op library (lib/libsum_double_ops.so), which registers
+# torch.ops.sum_double.add; _distributed, the op's sharding rule for DTensor.
 from . import _C, _distributed  # noqa: E402, F401
-from ._cpp import cmake_dir, get_include  # noqa: E402
+from ._cpp import cmake_dir, get_include, library_path  # noqa: E402
 from ._ops import add, sum_double_op  # noqa: E402
 
 __version__: str = _C.__version__
-__all__ = ["__version__", "add", "cmake_dir", "get_include", "sum_double_op"]
+__all__ = ["__version__", "add", "cmake_dir", "get_include", "library_path", "sum_double_op"]

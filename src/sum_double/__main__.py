@@ -5,6 +5,7 @@ python -m sum_double          add on CUDA if present (else CPU), check values an
 python -m sum_double info     how this build was made and what it runs on
 python -m sum_double --cmakedir   the directory of SumDoubleConfig.cmake (for -DSumDouble_DIR)
 python -m sum_double --includes   -I flags for <sum_double/sum_double.h>
+python -m sum_double --library    the op library's path (for a C++ program that loads the op)
 python -m sum_double bench    sizes x dtypes against torch.add (see bench --help)
 """
 
@@ -58,7 +59,8 @@ def info() -> int:
     print(f"  CPU loops     {_C.cpu_isa()}")
     print(f"  CUDA driver   {_driver_line()}")
     print(f"  wheel         {', '.join(_wheel_tags()) or 'not installed from a wheel'}")
-    print(f"  library       {_C.__file__}")
+    print(f"  module        {_C.__file__}")
+    print(f"  op library    {sum_double.library_path()}")
     gpus = [_device_label(torch.device("cuda", i)) for i in range(torch.cuda.device_count())]
     print(f"  devices       {'; '.join(gpus) if gpus else 'no CUDA device'}")
     return 0
@@ -102,12 +104,16 @@ def main(argv: list[str] | None = None) -> int:
     paths = parser.add_mutually_exclusive_group()
     paths.add_argument("--cmakedir", action="store_true", help="print sum_double.cmake_dir()")
     paths.add_argument("--includes", action="store_true", help="print -I<sum_double.get_include()>")
+    paths.add_argument("--library", action="store_true", help="print sum_double.library_path()")
     args = parser.parse_args(argv)
     if args.cmakedir:
         print(sum_double.cmake_dir())
         return 0
     if args.includes:
         print(f"-I{sum_double.get_include()}")
+        return 0
+    if args.library:
+        print(sum_double.library_path())
         return 0
     if args.command == "bench":  # bench has its own options, so it must come first
         parser.error("put bench first: python -m sum_double bench [options]")

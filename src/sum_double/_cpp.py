@@ -1,4 +1,5 @@
-"""Where the wheel keeps what C++ consumers build against (the pybind11 ``get_include`` style)."""
+"""Where the wheel keeps what C++ consumers build against and load (the pybind11 ``get_include``
+style)."""
 
 from pathlib import Path
 
@@ -21,3 +22,13 @@ def cmake_dir() -> str:
     the ``cmake.root`` entry point tells it where to look.
     """
     return str(_PACKAGE.parent / "sum_double_cmake" / "lib" / "cmake" / "SumDouble")
+
+
+def library_path() -> str:
+    """The op library, ``libsum_double_ops.so``: the op's registrations without Python.
+
+    A C++ program that loads it (links ``SumDouble::ops``, or ``dlopen``s this path) after torch
+    has ``torch.ops.sum_double.add`` in its dispatcher, e.g. for an AOTInductor package
+    (docs/deploying.md). In Python, ``import sum_double`` loads it.
+    """
+    return str(_PACKAGE / "lib" / "libsum_double_ops.so")

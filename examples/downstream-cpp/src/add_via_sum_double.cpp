@@ -1,7 +1,8 @@
 // torch.ops.downstream_demo.add_via_sum_double(a, b): calls torch.ops.sum_double.add through
 // PyTorch's dispatcher (<sum_double/op.h>), as an op of one package may build on another's. One
 // kernel serves every device, since the op it calls dispatches by itself. sum_double must be
-// imported before the first call: its module registers the op (op.h's error says so otherwise).
+// imported before the first call: it loads the op library, which registers the op (op.h's error
+// says so otherwise).
 #include <sum_double/op.h>
 #include <torch/csrc/stable/library.h>
 

@@ -28,6 +28,6 @@ def test_calls_before_import_sum_double_say_to_import_it() -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("without: sum_double::add is not registered"), proc.stdout
-    assert "Run `import sum_double` in Python before calling it" in proc.stdout
+    assert "In Python, `import sum_double` first; in C++, link SumDouble::ops" in proc.stdout
     # Then the same call works: what was missing is the import, nothing else.
     assert proc.stdout.endswith("\nwith: [2.0, 2.0, 2.0]\n"), proc.stdout

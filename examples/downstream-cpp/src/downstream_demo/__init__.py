@@ -4,7 +4,8 @@
 ``add_via_sum_double(a, b)`` calls ``torch.ops.sum_double.add`` through PyTorch's dispatcher.
 """
 
-# First: sum_double's module registers torch.ops.sum_double.add, which add_via_sum_double calls.
+# First: sum_double loads its op library, which registers torch.ops.sum_double.add, the op that
+# add_via_sum_double calls.
 import sum_double  # noqa: F401
 
 from . import _C  # noqa: F401  (loading the library registers torch.ops.downstream_demo.*)
