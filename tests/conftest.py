@@ -4,14 +4,18 @@ import os
 
 import pytest
 import torch
-from hypothesis import settings
+from hypothesis import HealthCheck, settings
 
 from support import CUDA_BUILD, HAS_CUDA
 
 # Property-based sweeps: 150 examples normally, 10 under compute-sanitizer (ci/sanitize.sh), where
-# every launch is instrumented and costs a thousand times more.
+# every launch is instrumented and costs a thousand times more. Under qemu (ci/aarch64.sh) drawing
+# tensors can trip the too-slow health check: the same sweep, without that check.
 settings.register_profile("suite", max_examples=150)
 settings.register_profile("sanitizer", max_examples=10)
+settings.register_profile(
+    "emulated", max_examples=150, suppress_health_check=[HealthCheck.too_slow]
+)
 settings.load_profile(os.environ.get("SUM_DOUBLE_HYPOTHESIS_PROFILE", "suite"))
 
 DEVICES = [

@@ -247,6 +247,11 @@ def draw_view(draw: st.DrawFn, shape: list[int], dtype: torch.dtype, device: str
     return t
 
 
+# The profile's own suppressions (conftest.py) and the fixture one: a test's list replaces the
+# profile's.
+VIEW_HEALTH_CHECKS = [*settings.default.suppress_health_check, HealthCheck.function_scoped_fixture]
+
+
 @st.composite
 def strided_pairs(draw: st.DrawFn, device: str) -> tuple[torch.Tensor, torch.Tensor]:
     """Two same-shape tensors of one dtype, each an arbitrary view."""
@@ -270,21 +275,21 @@ def broadcast_pairs(draw: st.DrawFn, device: str) -> tuple[torch.Tensor, torch.T
 
 
 # `device` is a plain string, so reusing it across examples is safe.
-@settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(deadline=None, suppress_health_check=VIEW_HEALTH_CHECKS)
 @given(data=st.data())
 def test_any_view_matches_torch_add(device: str, data: st.DataObject) -> None:
     check_add(*data.draw(strided_pairs(device)))
 
 
 # `device` is a plain string, so reusing it across examples is safe.
-@settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(deadline=None, suppress_health_check=VIEW_HEALTH_CHECKS)
 @given(data=st.data())
 def test_any_broadcast_and_dtypes_match_torch_add(device: str, data: st.DataObject) -> None:
     check_add(*data.draw(broadcast_pairs(device)))
 
 
 # `device` is a plain string, so reusing it across examples is safe.
-@settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(deadline=None, suppress_health_check=VIEW_HEALTH_CHECKS)
 @given(data=st.data())
 def test_fake_kernel_predicts_the_real_output(device: str, data: st.DataObject) -> None:
     # torch.compile plans memory from the fake kernel: its shape, dtype and strides must be the

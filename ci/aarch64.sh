@@ -1,0 +1,322 @@
+#!/usr/bin/env bash
+# aarch64 on an x86_64 machine, before any release builds it on an ARM runner: the module
+# cross-compiled from the release's sources and CMake (warnings as errors) and the suite run on it
+# under qemu-user; the CUDA build cross-compiled and its machine code checked (no GPU runs it here).
+#   1. host tools from apt: the aarch64 cross compiler, qemu-user-static; qemu registered with
+#      binfmt_misc for the run (tests start sys.executable in subprocesses), unregistered on exit
+#   2. a sysroot: the arm64 CPython and libraries of the host's own release, through a private APT
+#      state (the system's is left alone), and an ARM /proc/cpuinfo for the emulated processes
+#   3. the aarch64 site-packages (torch 2.14.1, the build requirements, the test extras) installed
+#      by the host's pip; the index's aarch64 torch is the CUDA build, with 3 GB of nvidia-* wheels
+#   4. the CPU-only wheel, built by the emulated pip with scikit-build-core; ci/check_binary.py
+#   5. the suite (`python -m pytest`) under emulation, on the NEON loops: every test passes but
+#      the CUDA ones, which must be all that skips; left out, the tests that start fresh Pythons
+#      to check what no CPU changes (test_suite says which)
+#   6. beside the suite, which keeps about one core busy: the CUDA wheel (nvcc of
+#      ci/cuda-toolkit.txt with the cross compiler as its host compiler, the aarch64
+#      cudart_static), ci/check_binary.py, cuobjdump on its op library against the architectures
+#      pyproject.toml lists for aarch64 (ci/cuda_archs.py), and the wheel imported under emulation
+#   bash ci/aarch64.sh [OUTDIR]      (OUTDIR keeps the wheels and logs; default: a temporary dir)
+# The wheels need the sysroot's glibc, newer than manylinux_2_28's: test artifacts, never release
+# wheels (docs/releasing.md). Cached between runs on one machine in SUM_DOUBLE_AARCH64_CACHE
+# (default ~/.cache/sum-double-aarch64): pip's downloads, the sysroot, the aarch64 site-packages.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+cache=${SUM_DOUBLE_AARCH64_CACHE:-$HOME/.cache/sum-double-aarch64}
+work=$(mktemp -d)
+mkdir -p "$cache" "${1:-$work/out}"
+out=$(cd "${1:-$work/out}" && pwd)
+export PIP_CACHE_DIR=${PIP_CACHE_DIR:-$cache/pip}
+sysroot=$cache/sysroot site=$cache/site
+binfmt=/proc/sys/fs/binfmt_misc
+registered="" beside="" installed=""
+# cuobjdump reaches the package index from CUDA 13.2 on; it reads 13.0's binaries.
+cuobjdump_pin=nvidia-cuda-cuobjdump==13.2.51
+# The emulated CPU: Neoverse-N1 (Graviton2, Ampere Altra). qemu's default, "max", has SVE, and
+# GCC 12 crashes compiling the SVE headers of torch's inductor.
+export QEMU_CPU=neoverse-n1 QEMU_LD_PREFIX=$sysroot
+neoverse_n1_features="fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics fphp asimdhp cpuid asimdrdm lrcpc dcpop asimddp ssbs"
+
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+cleanup() {
+  local status=$?
+  # The job beside the suite runs under qemu too: it ends before the registration does.
+  [ -z "$beside" ] || wait "$beside" || true
+  [ -z "$registered" ] || echo -1 | as_root tee "$binfmt/qemu-aarch64" >/dev/null || status=1
+  if [ $status = 0 ]; then rm -rf "$work"; else echo "kept $work for a look" >&2; fi
+  exit $status
+}
+trap cleanup EXIT
+# One run at a time per cache: another would rebuild it under this one, or unregister qemu mid-run.
+exec 9>"$cache/lock"
+flock 9
+# This machine's pip config names local indexes that may be absent; their warnings are noise.
+quiet() { "$@" 2> >(grep -v "is ignored: it is neither a file nor a directory" >&2); }
+logged() {  # logged LOG CMD...: CMD's output into LOG; its tail on failure
+  local log=$1
+  shift
+  "$@" >"$log" 2>&1 || { tail -n 40 "$log"; return 1; }
+}
+timings=()
+step() {  # step NAME CMD...: run it, print and keep its time
+  local name=$1 start=$SECONDS
+  shift
+  echo "==> $name"
+  "$@"
+  timings+=("$(printf '%-34s %4d s' "$name" $((SECONDS - start)))")
+  echo "    $((SECONDS - start)) s"
+}
+emulated() {  # emulated CMD...: the sysroot's Python under qemu, with the aarch64 site-packages
+  # and the wheel install_wheel installed last
+  PYTHONPATH=$installed:$site "$sysroot/usr/bin/python$pyver" "$@"
+}
+
+host_tools() {
+  local want=(g++-aarch64-linux-gnu qemu-user-static)
+  if [ "$(dpkg-query -W -f='${db:Status-Status} ' "${want[@]}" 2>/dev/null)" = "installed installed " ]; then
+    echo "    installed already: ${want[*]}"
+  else
+    as_root apt-get update -qq
+    logged "$out/apt-host.log" as_root env DEBIAN_FRONTEND=noninteractive \
+      apt-get install -y --no-install-recommends "${want[@]}"
+  fi
+  aarch64-linux-gnu-g++ --version | sed -n 1p
+  qemu-aarch64-static --version | sed -n 1p
+  [ -e "$binfmt/register" ] || as_root mount -t binfmt_misc binfmt_misc "$binfmt"
+  if [ -e "$binfmt/qemu-aarch64" ]; then
+    echo "    qemu-aarch64 is registered with binfmt_misc already: left as it is"
+  else
+    grep -v '^#' /usr/lib/binfmt.d/qemu-aarch64.conf | as_root tee "$binfmt/register" >/dev/null
+    registered=1
+    echo "    qemu-aarch64 registered with binfmt_misc until this script exits"
+  fi
+  python3 -m venv "$work/tools"
+  quiet "$work/tools/bin/pip" install -q --disable-pip-version-check cmake ninja \
+    "$(grep '^pyelftools==' ci/release-tools.txt)"
+}
+
+apt_sources() {  # the arm64 half of the host's own release, whose libc and libstdc++ the cross
+  # compiler was built against
+  local id codename
+  # shellcheck source=/dev/null # the host's
+  read -r id codename < <(. /etc/os-release && echo "$ID $VERSION_CODENAME")
+  case $id in
+    debian)
+      printf '%s\n' "Types: deb" "URIs: http://deb.debian.org/debian" \
+        "Suites: $codename $codename-updates" "Components: main" \
+        "Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg" "" \
+        "Types: deb" "URIs: http://deb.debian.org/debian-security" \
+        "Suites: $codename-security" "Components: main" \
+        "Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg"
+      ;;
+    ubuntu)
+      printf '%s\n' "Types: deb" "URIs: http://ports.ubuntu.com/ubuntu-ports" \
+        "Suites: $codename $codename-updates $codename-security" "Components: main" \
+        "Signed-By: /usr/share/keyrings/ubuntu-archive-keyring.gpg"
+      ;;
+    *)
+      echo "no arm64 archive known for $id: this step needs a Debian or Ubuntu host" >&2
+      return 1
+      ;;
+  esac
+}
+
+make_sysroot() {
+  local apt=$cache/apt sources python packages=(libstdc++6 libgomp1)
+  # Keyed by the archive and the packages: a change to either rebuilds it.
+  sources=$(apt_sources && echo "# python3 libpython3-dev ${packages[*]}")
+  if [ "$(cat "$sysroot/.sources" 2>/dev/null)" = "$sources" ]; then
+    echo "    cached: $sysroot"
+  else
+    rm -rf "$sysroot" "$apt"
+    mkdir -p "$apt/state/lists/partial" "$apt/cache/archives/partial" "$apt/sources.list.d"
+    : >"$apt/state/status"
+    apt_sources >"$apt/sources.list.d/arm64.sources"
+    # apt's download user (_apt) cannot write into this user's cache.
+    printf '%s\n' 'APT::Architecture "arm64";' 'APT::Architectures { "arm64"; };' \
+      'APT::Sandbox::User "root";' \
+      "Dir::State \"$apt/state\";" "Dir::State::status \"$apt/state/status\";" \
+      "Dir::Cache \"$apt/cache\";" 'Dir::Etc::sourcelist "/dev/null";' \
+      "Dir::Etc::sourceparts \"$apt/sources.list.d\";" >"$apt/apt.conf"
+    APT_CONFIG=$apt/apt.conf apt-get update -qq
+    # The release's own python3, whichever minor version that is.
+    python=$(APT_CONFIG=$apt/apt.conf apt-cache depends python3 |
+      awk 'match($0, /python3\.[0-9]+$/) && !found { found = substr($0, RSTART) } END { print found }')
+    logged "$out/apt-sysroot.log" env APT_CONFIG="$apt/apt.conf" apt-get install -y \
+      --no-install-recommends --download-only "$python" "lib$python-dev" "${packages[@]}"
+    mkdir -p "$sysroot.new"
+    for deb in "$apt"/cache/archives/*.deb; do dpkg-deb -x "$deb" "$sysroot.new"; done
+    echo "${python#python}" >"$sysroot.new/.python-version"
+    dpkg-deb -f "$apt"/cache/archives/libc6_*.deb Version | cut -d- -f1 >"$sysroot.new/.glibc-version"
+    echo "$sources" >"$sysroot.new/.sources"
+    mv "$sysroot.new" "$sysroot"
+  fi
+  # qemu shows the host's x86 /proc/cpuinfo, on which torch's CPU detection crashes; it looks up
+  # every path in QEMU_LD_PREFIX first, so the emulated processes read this one. Likewise the
+  # MIDR_EL1 that oneDNN's xbyak reads from sysfs, else it says so on every `import torch`.
+  local cpu id
+  mkdir -p "$sysroot/proc"
+  for ((cpu = 0; cpu < $(nproc); cpu++)); do
+    printf '%s\t: %s\n' processor "$cpu" BogoMIPS 50.00 Features "$neoverse_n1_features" \
+      "CPU implementer" 0x41 "CPU architecture" 8 "CPU variant" 0x3 "CPU part" 0xd0c \
+      "CPU revision" 1
+    echo
+    id=$sysroot/sys/devices/system/cpu/cpu$cpu/regs/identification
+    mkdir -p "$id"
+    echo 0x00000000413fd0c1 >"$id/midr_el1"
+  done >"$sysroot/proc/cpuinfo"
+  pyver=$(cat "$sysroot/.python-version")
+  echo "    Python $pyver, glibc $(cat "$sysroot/.glibc-version"), $(du -sh "$sysroot" | cut -f1)"
+}
+
+aarch64_pip() {  # aarch64_pip ARGS...: the host's pip, installing for the sysroot's Python
+  local glibc minor platforms=()
+  glibc=$(cat "$sysroot/.glibc-version")
+  for ((minor = 17; minor <= ${glibc#2.}; minor++)); do
+    platforms+=(--platform "manylinux_2_${minor}_aarch64")
+  done
+  quiet "$work/tools/bin/pip" install -q --disable-pip-version-check --only-binary=:all: \
+    "${platforms[@]}" --platform manylinux2014_aarch64 --platform linux_aarch64 \
+    --python-version "$pyver" --implementation cp --abi "cp${pyver/./}" "$@"
+}
+
+site_packages() {
+  local requirements stamp
+  # The build requirements and the test extras, as pyproject.toml names them; pip to build with.
+  requirements=$(python3 - <<'PY'
+import tomllib
+with open("pyproject.toml", "rb") as f:
+    project = tomllib.load(f)
+print("\n".join(["pip", *project["build-system"]["requires"],
+                 *project["project"]["optional-dependencies"]["test"]]))
+PY
+  )
+  stamp=$(printf '%s\n' "$requirements" "for Python $pyver")
+  if [ "$(cat "$site/.stamp" 2>/dev/null)" = "$stamp" ]; then
+    echo "    cached: $site"
+  else
+    rm -rf "$site" "$site.new"
+    # shellcheck disable=SC2086 # one requirement per line, none with a space
+    aarch64_pip --target "$site.new" $requirements
+    echo "$stamp" >"$site.new/.stamp"
+    mv "$site.new" "$site"
+  fi
+  echo "    torch $(sed -n 's/^Version: //p' "$site"/torch-*.dist-info/METADATA), $(du -sh "$site" | cut -f1)"
+}
+
+build_wheel() {  # build_wheel NAME CONFIG_SETTINGS...: a wheel of the checkout, as the release
+  # builds it but for aarch64
+  local name=$1
+  shift
+  rm -rf "${out:?}/$name"
+  # CMP0190 NEW: FindPython asks the (emulated) interpreter for its include dir and extension
+  # suffix when cross-compiling, else the module is a bare _C.so. Too late in a toolchain file.
+  PATH=$work/tools/bin:$PATH SUM_DOUBLE_AARCH64_SYSROOT=$sysroot logged "$out/build-$name.log" \
+    emulated -m pip wheel --no-deps --no-build-isolation --disable-pip-version-check -v \
+    -w "$out/$name" -Cbuild-dir="$work/build-$name" \
+    -Ccmake.define.CMAKE_TOOLCHAIN_FILE="$root/ci/aarch64-toolchain.cmake" \
+    -Ccmake.define.CMAKE_POLICY_DEFAULT_CMP0190=NEW \
+    -Ccmake.define.SUM_DOUBLE_WERROR=ON "$@" "$root"
+  grep -E "sum_double: (CUDA|torch|building)" "$out/build-$name.log" | sed 's/^/    /'
+  wheel=$(ls "$out/$name"/sum_double-*.whl)
+  echo "    $(basename "$wheel"): $(du -k "$wheel" | cut -f1) KiB"
+  "$work/tools/bin/python" ci/check_binary.py "$wheel" --forbid "$root" --forbid "$work" \
+    --forbid "$cache"
+}
+
+install_wheel() {  # install_wheel NAME WHEEL: into a directory of its own
+  installed=$work/installed-$1
+  aarch64_pip --no-deps --target "$installed" "$2"
+}
+
+cpu_wheel() {
+  build_wheel cpu -Ccmake.define.SUM_DOUBLE_CUDA=OFF
+  install_wheel cpu "$wheel"
+}
+
+test_suite() {
+  local log=$out/pytest.log status=0 others
+  # inductor compiles C++ for the machine it runs on: the cross compiler, aimed at the emulated
+  # CPU, and the sysroot's Python headers where inductor names the guest's.
+  cat >"$work/cxx" <<EOF
+#!/usr/bin/env bash
+args=()
+for arg in "\$@"; do
+  case \$arg in
+    -march=native) args+=(-mcpu=neoverse-n1) ;;
+    -I/usr/include/*) args+=("-I$sysroot\${arg#-I}") ;;
+    *) args+=("\$arg") ;;
+  esac
+done
+exec aarch64-linux-gnu-g++ -idirafter "$sysroot/usr/include" "\${args[@]}"
+EOF
+  chmod +x "$work/cxx"
+  # Left out: the tests that start fresh Pythons only to check what no CPU changes (the CLI's
+  # output, the DTensor rule's import order, the op library's loading rules): each pays an
+  # emulated `import torch`, together more than half the suite's time. ci/wheel-matrix.sh and the
+  # ARM runner run them. Of the loading rules, the library registering the op alone stays.
+  local left_out="test_cli or test_old_torch_is_refused or test_rule_registered_whichever"
+  left_out+=" or test_without_register_sharding or test_loading_it_twice"
+  left_out+=" or test_a_copy_of_the_library_elsewhere or test_a_saved_program_loads"
+  left_out+=" or test_without_the_import_the_error_names"
+  CXX=$work/cxx SUM_DOUBLE_HYPOTHESIS_PROFILE=emulated SUM_DOUBLE_RANKS_TIMEOUT_S=900 \
+    emulated -m pytest -p no:cacheprovider \
+    -q -ra --durations=20 -k "not ($left_out)" >"$log" 2>&1 || status=$?
+  grep -E "^(FAILED|ERROR)" "$log" || true
+  tail -n 1 "$log"
+  # Skipped, grouped by reason: only the CUDA tests may skip.
+  sed -n 's/^SKIPPED \[\([0-9]*\)\] [^:]*:[0-9]*: /\1 /p' "$log" |
+    awk '{n = $1; $1 = ""; count[$0] += n} END {for (r in count) printf "    %4d skipped:%s\n", count[r], r}'
+  others=$(grep '^SKIPPED' "$log" | grep -cv "CUDA device" || true)
+  [ "$others" = 0 ] || { echo "FAIL: $others skip lines that are not CUDA tests" >&2; status=1; }
+  return $status
+}
+
+cuda_wheel() {
+  local cudacxx module archs
+  cudacxx=$(PYTHON=$work/tools/bin/python CUDA_TARGET=aarch64 bash ci/cuda-toolkit.sh "$work/cuda")
+  quiet "$work/tools/bin/pip" install -q --disable-pip-version-check --no-deps \
+    --target "$work/cuobjdump" "$cuobjdump_pin"
+  CUDACXX=${cudacxx#CUDACXX=} build_wheel cuda -Ccmake.define.SUM_DOUBLE_CUDA=ON
+  archs=$(python3 ci/cuda_archs.py aarch64)
+  grep -q "sum_double: CUDA .*archs $archs$" "$out/build-cuda.log" ||
+    { echo "FAIL: not built for pyproject.toml's aarch64 list, $archs" >&2; return 1; }
+  mkdir "$work/cuda-module"
+  python3 -m zipfile -e "$wheel" "$work/cuda-module"
+  module=$work/cuda-module/sum_double/lib/libsum_double_ops.so
+  python3 ci/cuda_archs.py aarch64 --check "$module" --cuobjdump "$work/cuobjdump/nvidia/cu13/bin/cuobjdump"
+  # It loads on aarch64 without a GPU: the static cudart asks the driver nothing at load time.
+  install_wheel cuda "$wheel"
+  emulated -m sum_double info | sed 's/^/    /'
+}
+
+beside_the_suite() {  # the installed CPU wheel's facts, then the CUDA wheel: while the emulated
+  # suite runs, mostly on one core
+  local start=$SECONDS
+  emulated -m sum_double info | sed 's/^/    /'
+  emulated -c "import sum_double; assert sum_double._C.cpu_isa() == 'aarch64', 'not the NEON loops'"
+  cuda_wheel
+  echo $((SECONDS - start)) >"$work/beside.seconds"
+}
+
+start=$SECONDS
+step "host tools (apt, binfmt, pip)" host_tools
+step "sysroot (arm64 Python, private APT)" make_sysroot
+step "aarch64 site-packages (torch)" site_packages
+step "CPU-only wheel, check_binary" cpu_wheel
+beside_the_suite >"$out/beside.log" 2>&1 &
+beside=$!
+step "test suite under qemu" test_suite
+echo "==> beside the suite: info, cpu_isa(); CUDA wheel, check_binary, cuobjdump, info"
+wait_start=$SECONDS
+status=0
+wait "$beside" || status=$?
+beside=""
+cat "$out/beside.log"
+[ $status = 0 ]
+timings+=("$(printf '%-34s %4d s' "CUDA wheel etc., beside the suite" "$(cat "$work/beside.seconds")")")
+timings+=("$(printf '%-34s %4d s' "  of which after the suite" $((SECONDS - wait_start)))")
+echo "==> step times"
+printf '    %s\n' "${timings[@]}"
+echo "aarch64: all green in $((SECONDS - start)) s"
