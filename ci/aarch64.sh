@@ -21,12 +21,14 @@
 # wheels (docs/releasing.md). Cached between runs on one machine in SUM_DOUBLE_AARCH64_CACHE
 # (default ~/.cache/sum-double-aarch64): pip's downloads, the sysroot, the aarch64 site-packages.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-root=$(pwd)
+out=""
+if [ -n "${1:-}" ]; then mkdir -p "$1" && out=$(cd "$1" && pwd); fi  # before lib.sh moves
+source "$(dirname "$0")/lib.sh"
+scratch
+out=${out:-$work/out}
+mkdir -p "$out"
 cache=${SUM_DOUBLE_AARCH64_CACHE:-$HOME/.cache/sum-double-aarch64}
-work=$(mktemp -d)
-mkdir -p "$cache" "${1:-$work/out}"
-out=$(cd "${1:-$work/out}" && pwd)
+mkdir -p "$cache"
 export PIP_CACHE_DIR=${PIP_CACHE_DIR:-$cache/pip}
 sysroot=$cache/sysroot site=$cache/site
 binfmt=/proc/sys/fs/binfmt_misc
@@ -39,34 +41,14 @@ export QEMU_CPU=neoverse-n1 QEMU_LD_PREFIX=$sysroot
 neoverse_n1_features="fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics fphp asimdhp cpuid asimdrdm lrcpc dcpop asimddp ssbs"
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
-cleanup() {
-  local status=$?
+on_exit() {  # lib.sh's scratch runs it first on exit
   # The job beside the suite runs under qemu too: it ends before the registration does.
   [ -z "$beside" ] || wait "$beside" || true
-  [ -z "$registered" ] || echo -1 | as_root tee "$binfmt/qemu-aarch64" >/dev/null || status=1
-  if [ $status = 0 ]; then rm -rf "$work"; else echo "kept $work for a look" >&2; fi
-  exit $status
+  [ -z "$registered" ] || echo -1 | as_root tee "$binfmt/qemu-aarch64" >/dev/null
 }
-trap cleanup EXIT
 # One run at a time per cache: another would rebuild it under this one, or unregister qemu mid-run.
 exec 9>"$cache/lock"
 flock 9
-# This machine's pip config names local indexes that may be absent; their warnings are noise.
-quiet() { "$@" 2> >(grep -v "is ignored: it is neither a file nor a directory" >&2); }
-logged() {  # logged LOG CMD...: CMD's output into LOG; its tail on failure
-  local log=$1
-  shift
-  "$@" >"$log" 2>&1 || { tail -n 40 "$log"; return 1; }
-}
-timings=()
-step() {  # step NAME CMD...: run it, print and keep its time
-  local name=$1 start=$SECONDS
-  shift
-  echo "==> $name"
-  "$@"
-  timings+=("$(printf '%-34s %4d s' "$name" $((SECONDS - start)))")
-  echo "    $((SECONDS - start)) s"
-}
 emulated() {  # emulated CMD...: the sysroot's Python under qemu, with the aarch64 site-packages
   # and the wheel install_wheel installed last
   PYTHONPATH=$installed:$site "$sysroot/usr/bin/python$pyver" "$@"
@@ -92,8 +74,7 @@ host_tools() {
     echo "    qemu-aarch64 registered with binfmt_misc until this script exits"
   fi
   python3 -m venv "$work/tools"
-  quiet "$work/tools/bin/pip" install -q --disable-pip-version-check cmake ninja \
-    "$(grep '^pyelftools==' ci/release-tools.txt)"
+  pip_install "$work/tools" cmake ninja "$(grep '^pyelftools==' ci/release-tools.txt)"
 }
 
 apt_sources() {  # the arm64 half of the host's own release, whose libc and libstdc++ the cross
@@ -300,7 +281,6 @@ beside_the_suite() {  # the installed CPU wheel's facts, then the CUDA wheel: wh
   echo $((SECONDS - start)) >"$work/beside.seconds"
 }
 
-start=$SECONDS
 step "host tools (apt, binfmt, pip)" host_tools
 step "sysroot (arm64 Python, private APT)" make_sysroot
 step "aarch64 site-packages (torch)" site_packages
@@ -315,8 +295,6 @@ wait "$beside" || status=$?
 beside=""
 cat "$out/beside.log"
 [ $status = 0 ]
-timings+=("$(printf '%-34s %4d s' "CUDA wheel etc., beside the suite" "$(cat "$work/beside.seconds")")")
-timings+=("$(printf '%-34s %4d s' "  of which after the suite" $((SECONDS - wait_start)))")
-echo "==> step times"
-printf '    %s\n' "${timings[@]}"
-echo "aarch64: all green in $((SECONDS - start)) s"
+step_times+=("$(printf '%-44s %4d s' "CUDA wheel etc., beside the suite" "$(cat "$work/beside.seconds")")")
+step_times+=("$(printf '%-44s %4d s' "  of which after the suite" $((SECONDS - wait_start)))")
+report_steps aarch64

@@ -11,23 +11,13 @@
 #      easily gets wrong, must fail the checks of steps 1, 2 and 3
 #   bash ci/check-rename.sh WHEEL [NEW_SNAKE]
 set -euo pipefail
-cd "$(dirname "$0")/.."
-root=$(pwd)
 wheel=$(realpath "${1:?usage: ci/check-rename.sh WHEEL [NEW_SNAKE]}")
+source "$(dirname "$0")/lib.sh"
 old=sum_double
 new=${2:-mul_double}
-work=$(mktemp -d)
-trap 'if [ $? = 0 ]; then rm -rf "$work"; else echo "kept $work for a look" >&2; fi' EXIT
+scratch
 copy=$work/copy venv=$work/venv
 
-quiet() { "$@" 2> >(grep -v "is ignored: it is neither a file nor a directory" >&2); }
-pip_install() { quiet "$venv/bin/pip" install -q --disable-pip-version-check "$@"; }
-step() {  # step NAME CMD...: run it, print its time
-  local start=$SECONDS
-  echo "==> $1"
-  "${@:2}"
-  echo "    $((SECONDS - start)) s"
-}
 tracked_copy() {  # tracked_copy FROM TO: the files git tracks, as a fresh git repo
   mkdir -p "$2"
   git -C "$1" ls-files -z | tar -C "$1" --null -T - -cf - | tar -C "$2" -xf -
@@ -54,14 +44,13 @@ rename() {
   expect_failure "a second rename" bash -c "cd '$copy' && python3 ci/rename.py '$new'"
 }
 fresh_venv() {  # torch 2.14.1, the one the copy builds against, and the tools to build it
-  python3 -m venv "$venv"
-  pip_install torch==2.14.1 scikit-build-core pybind11 cmake ninja
+  new_venv "$venv" 2.14.1 scikit-build-core pybind11 cmake ninja
 }
 build_copy() {
   # Not isolated: the rename touches no build requirement (ci/downstream.sh builds in isolation),
   # and an isolated build would install torch a second time, some minutes of CI.
   build "$copy" "$work/dist" --no-build-isolation
-  pip_install "$(ls "$work"/dist/*.whl)[test]"
+  pip_install "$venv" "$(ls "$work"/dist/*.whl)[test]"
 }
 test_copy() {
   (cd "$copy" && "$venv/bin/python" -m pytest -q -p no:cacheprovider)
@@ -70,16 +59,12 @@ plain_cmake() {  # the CMake package from plain C++, as the copy's README says t
   local dir
   dir=$("$venv/bin/python" -m "$new" --cmakedir)
   # The package's directory is named after it: -DMulDouble_DIR=... for mul_double.
-  if ! PATH=$venv/bin:$PATH cmake -S "$copy/examples/plain-cmake" -B "$work/plain-cmake" -G Ninja \
-    -D"$(basename "$dir")_DIR=$dir" >"$work/plain-cmake.log"; then
-    cat "$work/plain-cmake.log"
-    return 1
-  fi
-  PATH=$venv/bin:$PATH cmake --build "$work/plain-cmake" >/dev/null
-  PATH=$venv/bin:$PATH ctest --test-dir "$work/plain-cmake" --output-on-failure | tail -n 1
+  cmake_build "$venv" "$copy/examples/plain-cmake" "$work/plain-cmake" \
+    -D"$(basename "$dir")_DIR=$dir" >/dev/null
+  "$venv/bin/ctest" --test-dir "$work/plain-cmake" --output-on-failure | tail -n 1
 }
 side_by_side() {
-  pip_install --no-deps "$wheel"
+  pip_install "$venv" --no-deps "$wheel"
   "$venv/bin/python" ci/check_rename.py both "$old" "$new"
 }
 self_test() {
@@ -89,13 +74,12 @@ self_test() {
   expect_failure "rename.py --leftovers" \
     bash -c "cd '$broken' && python3 ci/rename.py --leftovers $old"
   build "$broken" "$work/dist-broken" --no-build-isolation
-  pip_install --no-deps --force-reinstall "$work"/dist-broken/*.whl
+  pip_install "$venv" --no-deps --force-reinstall "$work"/dist-broken/*.whl
   expect_failure "check_rename.py both" "$venv/bin/python" ci/check_rename.py both "$old" "$new"
   "$venv/bin/pip" uninstall -q -y "$old"  # alone: the broken copy by itself
   expect_failure "check_rename.py alone" "$venv/bin/python" ci/check_rename.py alone "$old" "$new"
 }
 
-start=$SECONDS
 step "rename a copy to $new" rename
 step "a fresh venv with torch 2.14.1" fresh_venv
 step "its wheel (CPU-only), installed" build_copy
@@ -104,4 +88,4 @@ step "the names it installs" "$venv/bin/python" ci/check_rename.py alone "$old" 
 step "plain-cmake against its CMake package" plain_cmake
 step "beside $(basename "$wheel") in one process" side_by_side
 step "self-test: a rename that forgot the dispatcher namespace" self_test
-echo "rename: all green in $((SECONDS - start)) s"
+report_steps rename

@@ -5,21 +5,22 @@
 # CUDA_TARGET=aarch64 cross-compiles (ci/aarch64.sh): the compiler for this host, the runtime
 # (headers, cudart_static, cudadevrt) for aarch64.
 set -euo pipefail
-prefix=${1:?usage: ci/cuda-toolkit.sh PREFIX}
+mkdir -p "${1:?usage: ci/cuda-toolkit.sh PREFIX}"
+prefix=$(cd "$1" && pwd)
+source "$(dirname "$0")/lib.sh"
 python=${PYTHON:-python3}
-"$python" -m pip install -q --disable-pip-version-check --root-user-action=ignore --no-deps \
-  --target "$prefix" -r "$(dirname "$0")/cuda-toolkit.txt" 2> >(grep -v "is ignored: it is neither" >&2)
-root=$prefix/nvidia/cu13
+quiet "$python" -m pip install -q --disable-pip-version-check --root-user-action=ignore --no-deps \
+  --target "$prefix" -r ci/cuda-toolkit.txt
+cuda=$prefix/nvidia/cu13
 if [ -n "${CUDA_TARGET:-}" ]; then
-  "$python" -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: \
+  quiet "$python" -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: \
     --platform "manylinux_2_17_$CUDA_TARGET" -d "$prefix/target-wheels" \
-    "$(grep '^nvidia-cuda-runtime==' "$(dirname "$0")/cuda-toolkit.txt")" \
-    2> >(grep -v "is ignored: it is neither" >&2)
+    "$(grep '^nvidia-cuda-runtime==' ci/cuda-toolkit.txt)"
   "$python" -m zipfile -e "$prefix"/target-wheels/nvidia_cuda_runtime-*.whl "$prefix"
 fi
 # The wheels lay out a runtime, not a toolkit: nvcc.profile links from lib64 (they install lib/),
 # and CMake's FindCUDAToolkit wants the unversioned libcudart.so a system toolkit has.
-ln -sfn lib "$root/lib64"
-ln -sfn libcudart.so.13 "$root/lib/libcudart.so"
-"$root/bin/nvcc" --version | tail -n 2 >&2
-echo "CUDACXX=$root/bin/nvcc"
+ln -sfn lib "$cuda/lib64"
+ln -sfn libcudart.so.13 "$cuda/lib/libcudart.so"
+"$cuda/bin/nvcc" --version | tail -n 2 >&2
+echo "CUDACXX=$cuda/bin/nvcc"

@@ -10,42 +10,21 @@
 # Linked with --as-needed whatever the toolchain's default, which SumDouble::ops must survive.
 #   bash ci/deploy.sh WHEEL
 set -euo pipefail
-cd "$(dirname "$0")/.."
 wheel=$(realpath "${1:?usage: ci/deploy.sh WHEEL}")
-work=$(mktemp -d)
-trap 'if [ $? = 0 ]; then rm -rf "$work"; else echo "kept $work for a look" >&2; fi' EXIT
-
-quiet() { "$@" 2> >(grep -v "is ignored: it is neither a file nor a directory" >&2); }
-timings=()
-step() {  # step NAME CMD...: run it, print and keep its time
-  local name=$1 start=$SECONDS
-  shift
-  echo "==> $name"
-  "$@"
-  timings+=("$(printf '%-22s %4d s' "$name" $((SECONDS - start)))")
-  echo "    $((SECONDS - start)) s"
-}
+source "$(dirname "$0")/lib.sh"
+scratch
 
 venv() {
-  local extra=()
-  [ -n "${TORCH_CPU_INDEX:-}" ] && extra=(--extra-index-url "$TORCH_CPU_INDEX")
-  python3 -m venv "$work/venv"
-  quiet "$work/venv/bin/pip" install --disable-pip-version-check -q "${extra[@]}" \
-    torch==2.13.0+cpu numpy "$wheel" cmake ninja
+  new_venv "$work/venv" 2.13.0+cpu numpy "$wheel" cmake ninja
 }
 export_model() {
   "$work/venv/bin/python" examples/cpp-deploy/export_model.py "$work/model"
 }
 build() {
-  local py=$work/venv/bin/python log=$work/configure.log
-  if ! PATH=$work/venv/bin:$PATH cmake -S examples/cpp-deploy -B "$work/build" -G Ninja \
+  local py=$work/venv/bin/python
+  cmake_build "$work/venv" examples/cpp-deploy "$work/build" \
     -DCMAKE_PREFIX_PATH="$("$py" -c 'import torch; print(torch.utils.cmake_prefix_path)')" \
-    -DSumDouble_DIR="$("$py" -m sum_double --cmakedir)" -DCMAKE_EXE_LINKER_FLAGS=-Wl,--as-needed \
-    >"$log" 2>&1; then
-    cat "$log"
-    return 1
-  fi
-  PATH=$work/venv/bin:$PATH cmake --build "$work/build"
+    -DSumDouble_DIR="$("$py" -m sum_double --cmakedir)" -DCMAKE_EXE_LINKER_FLAGS=-Wl,--as-needed
 }
 run_linked() {
   "$work/build/run_model" "$work/model/model-cpu.pt2" "$work/model/io-cpu.pt"
@@ -61,12 +40,9 @@ run_without_ops() {
   fi
 }
 
-start=$SECONDS
 step "venv (torch 2.13+cpu)" venv
 step "export + AOTI compile" export_model
 step "build run_model" build
 step "run_model" run_linked
 step "run_model_without_ops" run_without_ops
-echo "==> step times"
-printf '    %s\n' "${timings[@]}"
-echo "deploy: all green in $((SECONDS - start)) s"
+report_steps deploy

@@ -3,18 +3,17 @@
 # Markdown (ci/check_links.py), then the workflows (ci/lint-workflows.sh). Installs its own tools.
 # mypy runs in ci/wheel-matrix.sh, beside torch.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+source "$(dirname "$0")/lib.sh"
 
 if [ -n "${SUM_DOUBLE_LINT_VENV:-}" ]; then
   tools=$SUM_DOUBLE_LINT_VENV
 else
-  scratch=$(mktemp -d)
-  trap 'rm -rf "$scratch"' EXIT
-  tools=$scratch/lint-venv
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+  tools=$tmp/lint-venv
 fi
 python3 -m venv "$tools"
-"$tools/bin/pip" install -q --disable-pip-version-check ruff==0.17.6 clang-format==23.1.5 \
-  2> >(grep -v "is ignored: it is neither a file nor a directory" >&2)
+pip_install "$tools" ruff==0.17.6 clang-format==23.1.5
 
 echo "==> ruff check / ruff format --check"
 "$tools/bin/ruff" check .

@@ -10,10 +10,9 @@
 # another compiler. About 30 s on a 2-core machine, most of it the build.
 #   bash ci/sanitize-launchers.sh [--seed N] [--cases N]   (passed to the test)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+source "$(dirname "$0")/lib.sh"
+scratch
 cxx=${CXX:-g++}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 start=$SECONDS
 
 echo "==> build (${cxx}, -O1, ASan + UBSan)"

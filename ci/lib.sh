@@ -1,0 +1,82 @@
+# What the CI scripts share, written once. Each sources it right after `set -euo pipefail`:
+#     source "$(dirname "$0")/lib.sh"
+# which moves to the repository root and sets $root.
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+root=$(pwd)
+
+# ---- This machine's pip configuration, the one quirk: it names local package indexes that may
+# be absent (pip warns about each on every call) and serves torch from local disk, capped at 2.14.1.
+
+quiet() {  # quiet CMD...: CMD without those warnings
+  "$@" 2> >(grep -v "is ignored: it is neither a file nor a directory" >&2)
+}
+
+pip_install() {  # pip_install VENV ARGS...: pip install into VENV, quietly
+  quiet "$1/bin/pip" install -q --disable-pip-version-check "${@:2}"
+}
+
+new_venv() {  # new_venv DIR TORCH_SPEC PACKAGES...: a fresh venv with torch==TORCH_SPEC in it
+  local dir=$1 spec=$2 env=() extra=()
+  shift 2
+  # torch's +cpu builds live on an index of their own, which pip does not search by itself.
+  if [[ $spec == *+cpu && -n ${TORCH_CPU_INDEX:-} ]]; then
+    extra=(--extra-index-url "$TORCH_CPU_INDEX")
+  fi
+  # Any torch but the two on local disk comes from the index, past the config's cap.
+  case $spec in
+    2.13.0+cpu | 2.14.1) ;;
+    *) env=(PIP_CONFIG_FILE=/dev/null) ;;
+  esac
+  python3 -m venv "$dir"
+  quiet env "${env[@]}" "$dir/bin/pip" install -q --disable-pip-version-check "${extra[@]}" \
+    "torch==$spec" "$@"
+}
+
+# ---- Steps, logs, the scratch directory.
+
+step_times=()
+step() {  # step NAME CMD...: print NAME, run CMD, print its time and keep it for report_steps
+  local name=$1 start=$SECONDS
+  shift
+  echo "==> $name"
+  "$@"
+  step_times+=("$(printf '%-44s %4d s' "$name" $((SECONDS - start)))")
+  echo "    $((SECONDS - start)) s"
+}
+
+report_steps() {  # report_steps WHAT: each step's time, then WHAT's total
+  echo "==> step times"
+  printf '    %s\n' "${step_times[@]}"
+  echo "$1: all green in $SECONDS s"
+}
+
+# CMD runs in a condition, where `set -e` stops nothing: a program, or a function of one command.
+logged() {  # logged LOG CMD...: CMD's output into LOG, whose tail is shown if CMD fails
+  local log=$1
+  shift
+  "$@" >"$log" 2>&1 || {
+    tail -n 60 "$log"
+    return 1
+  }
+}
+
+# A scratch directory in $work, removed when the script succeeds and kept for a look when it fails.
+# A script with more to undo defines on_exit, which runs first (given the exit status).
+scratch() {
+  work=$(mktemp -d)
+  trap '_finish $?' EXIT
+}
+_finish() {
+  local status=$1
+  if declare -F on_exit >/dev/null; then on_exit "$status" || status=1; fi
+  if [ "$status" = 0 ]; then rm -rf "$work"; else echo "kept $work for a look" >&2; fi
+  exit "$status"
+}
+
+cmake_build() {  # cmake_build VENV SOURCE BUILD CMAKE_ARGS...: configure with Ninja and build,
+  # with the venv's cmake and ninja (its Python only says where packages are)
+  local venv=$1 source=$2 build=$3
+  shift 3
+  PATH=$venv/bin:$PATH logged "$build.configure.log" cmake -S "$source" -B "$build" -G Ninja "$@"
+  PATH=$venv/bin:$PATH cmake --build "$build"
+}
