@@ -67,7 +67,7 @@ Inputs check_inputs(const torch::stable::Tensor& a, const torch::stable::Tensor&
 // The output, allocated with the strides torch.add gives its result (TensorIterator's rule: the
 // inputs' common layout when they have one, else their dims in the order of their strides), and
 // the launchers' plan over it, reading a and b in place (broadcast dims have stride 0). The fake
-// kernel (_ops.py) applies the same rule (not torch.add's meta function, which differs in the
+// kernel (_layout.py) applies the same rule (not torch.add's meta function, which differs in the
 // strides of size-1 dims), so torch.compile sees the same strides.
 struct Operands {
   torch::stable::Tensor out;
