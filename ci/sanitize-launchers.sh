@@ -3,7 +3,7 @@
 # UndefinedBehaviorSanitizer: tests/cpp/test_launchers.cpp built with the system g++ and run twice,
 # on the loops this CPU picks and on the baseline loops (SUM_DOUBLE_CPU_BASELINE=1, which is read
 # at the first call only, hence two processes). N-d offsets, stride-0 reads and mixed element
-# sizes are where out-of-bounds reads hide (issue #17, point 8): the test puts every operand in a
+# sizes are where out-of-bounds reads hide: the test puts every operand in a
 # buffer exactly as large as its strides reach, so ASan reports a read one element past it, and
 # compares every value with its own scalar reference. Any sanitizer report ends the run
 # (-fno-sanitize-recover=all). Needs only a C++17 g++ (no torch, CMake or Python); CXX picks

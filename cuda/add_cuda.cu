@@ -87,7 +87,7 @@ static bool aligned(const void* p, size_t alignment) {
 }
 
 // Arrays off their pack boundary cannot use 128-bit accesses: four elements per thread, all loaded
-// before the first add, keep enough bytes in flight (2 to 16 were tried: NOTES, run 23).
+// before the first add, keep enough bytes in flight (2 to 16 were tried: benchmarks/NOTES.md).
 template <typename T>
 static void launch_flat(const void* a, const void* b, void* out, int64_t n, cudaStream_t stream) {
   const auto* pa = static_cast<const T*>(a);

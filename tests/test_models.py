@@ -4,7 +4,7 @@ A tiny transformer (two blocks of attention and MLP) with a float32 residual str
 run under torch.autocast, so each residual add is float32 + bfloat16 (or float16), and the MLP's
 bias is added by broadcasting, bfloat16 (B, T, 4D) + float32 (4D,). Trained for a few steps with
 sum_double.add in those adds and, from the same weights on the same data, with torch.add: in
-eager mode the two must agree bit for bit at every step (issue #17, point 4). Compiled, exported
+eager mode the two must agree bit for bit at every step. Compiled, exported
 and FX-traced, the op must stay in the graph.
 """
 

@@ -1,7 +1,7 @@
 """One call, one allocation, no copy: mixed dtypes, broadcasting and odd layouts read in place.
 
 The op converts mixed dtypes in registers and reads broadcast and strided inputs with their
-strides (issue #17, point 2), so a call's only work outside its kernel is allocating the result.
+strides, so a call's only work outside its kernel is allocating the result.
 Each check runs one call under the profiler (and on CUDA between two readings of the caching
 allocator's counters) and lists what it saw beyond that: any other operator (a ``to()``,
 ``contiguous()``, ``clone()``, ``copy_()`` or ``expand()`` of an input would show as one) and any
@@ -291,7 +291,7 @@ def test_the_harness_sees_torch_adds_copy() -> None:
 
 
 def test_the_harness_sees_a_contiguous_copy_before_the_op(device: str) -> None:
-    # What the op did before issue #17 (flat_operands called contiguous()), done by hand: the
+    # What the op once did (flat_operands called contiguous()), done by hand: the
     # op runs once, but beside it a clone, and a second allocation that is freed in the call.
     a = torch.randn(72, 48, device=device).t()
     b = torch.randn(48, 72, device=device)

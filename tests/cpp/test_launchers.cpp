@@ -1,7 +1,7 @@
 // The torch-free CPU launchers (include/sum_double/add_plan.h, add_cpu.h) against a scalar
 // reference of this file's own. ci/sanitize-launchers.sh builds it with AddressSanitizer +
-// UndefinedBehaviorSanitizer and runs it twice, the second time with SUM_DOUBLE_CPU_BASELINE=1
-// (issue #17, point 8). Plain C++17: no torch, no test framework. Exits 1 on any failure.
+// UndefinedBehaviorSanitizer and runs it twice, the second time with SUM_DOUBLE_CPU_BASELINE=1.
+// Plain C++17: no torch, no test framework. Exits 1 on any failure.
 //
 // What makes it able to fail:
 //  - Values bit for bit (a NaN only as a NaN: its sign and payload are not promised) against a
