@@ -19,7 +19,7 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
 
 def test_get_include_holds_the_public_headers() -> None:
     include = Path(sum_double.get_include())
-    for header in ("sum_double.h", "dtype.h", "add_cpu.h", "add_cuda.h", "op.h"):
+    for header in ("sum_double.h", "dtype.h", "add_cpu.h", "add_cuda.h", "op.h", "cuda_stream.h"):
         assert (include / "sum_double" / header).is_file(), header
 
 

@@ -1,11 +1,7 @@
 // torch.ops.sum_double.add for CUDA tensors: driver check, validate, device guard, current stream,
 // early return when empty, launch, launch check.
 
-// torch's C shim declares its CUDA calls only for CUDA builds; this file is one. The declaration
-// gives the looked-up stream function its type (nothing here links against it).
-#define USE_CUDA
 #include <cuda_runtime_api.h>
-#include <dlfcn.h>
 #include <torch/csrc/stable/accelerator.h>
 #include <torch/csrc/stable/library.h>
 #include <torch/csrc/stable/ops.h>
@@ -16,31 +12,12 @@
 #include "add_op.h"
 #include "cuda_driver_check.h"
 #include "sum_double/add_cuda.h"
+#include "sum_double/cuda_stream.h"
 
 namespace sum_double::op {
 namespace {
 
 using torch::stable::Tensor;
-
-// torch's current CUDA stream comes from aoti_torch_get_current_cuda_stream, which only
-// libtorch_cuda exports. Linking against it would make this module fail to load under a CPU-only
-// torch, so the symbol is looked up in the already-loaded library the first time a CUDA tensor
-// arrives (a CUDA tensor implies a CUDA torch, hence a loaded libtorch_cuda).
-cudaStream_t current_stream(int32_t device) {
-  using GetStream = decltype(&aoti_torch_get_current_cuda_stream);
-  static const GetStream get_stream = [] {
-    void* lib = dlopen("libtorch_cuda.so", RTLD_NOW | RTLD_NOLOAD);
-    return lib ? reinterpret_cast<GetStream>(dlsym(lib, "aoti_torch_get_current_cuda_stream"))
-               : nullptr;
-  }();
-  SUM_DOUBLE_CHECK(get_stream != nullptr,
-                   "sum_double.add(): cannot find aoti_torch_get_current_cuda_stream in the loaded "
-                   "libtorch_cuda.so; is this a CUDA build of torch?");
-  void* stream = nullptr;
-  SUM_DOUBLE_CHECK(get_stream(device, &stream) == TORCH_SUCCESS,
-                   "sum_double.add(): could not get the current CUDA stream of cuda:", device);
-  return static_cast<cudaStream_t>(stream);
-}
 
 // cudart is linked in statically, so this binary needs a driver for the CUDA it was built with,
 // whatever torch's own CUDA is. Without one every launch fails with "CUDA driver version is
@@ -61,7 +38,7 @@ Tensor add_cuda_op(const Tensor& a, const Tensor& b) {
   const Inputs inputs = check_inputs(a, b);
   const int32_t device = inputs.device_index;
   const torch::stable::accelerator::DeviceGuard guard(device);
-  const cudaStream_t stream = current_stream(device);
+  const cudaStream_t stream = current_cuda_stream(device, "sum_double.add()");
   Operands operands = make_operands(a, b, inputs);
   if (operands.plan.numel == 0) return std::move(operands.out);
   const cudaError_t status = add_cuda(operands.plan, stream);

@@ -1,8 +1,8 @@
 // torch.ops.downstream_demo.add3 for CUDA tensors: two launches of sum-double's CUDA launcher on
 // torch's current stream.
 #include <cuda_runtime_api.h>
-#include <dlfcn.h>
 #include <sum_double/add_cuda.h>
+#include <sum_double/cuda_stream.h>
 #include <torch/csrc/stable/accelerator.h>
 #include <torch/csrc/stable/library.h>
 
@@ -13,24 +13,6 @@
 
 namespace downstream_demo {
 namespace {
-
-// torch's current stream. Its getter is in libtorch_cuda, which a CPU-only torch lacks: linked,
-// this library would not load there. A CUDA tensor means libtorch_cuda is loaded, so look it up.
-cudaStream_t current_stream(int32_t device) {
-  using GetStream = AOTITorchError (*)(int32_t, void**);
-  static const GetStream get_stream = [] {
-    void* torch_cuda = dlopen("libtorch_cuda.so", RTLD_NOW | RTLD_NOLOAD);
-    return torch_cuda ? reinterpret_cast<GetStream>(
-                            dlsym(torch_cuda, "aoti_torch_get_current_cuda_stream"))
-                      : nullptr;
-  }();
-  void* stream = nullptr;
-  if (get_stream == nullptr || get_stream(device, &stream) != TORCH_SUCCESS) {
-    throw std::runtime_error(
-        "downstream_demo.add3(): cannot get the current CUDA stream from libtorch_cuda");
-  }
-  return static_cast<cudaStream_t>(stream);
-}
 
 void check_launch(cudaError_t status, int32_t device) {
   if (status != cudaSuccess) {
@@ -44,7 +26,7 @@ torch::stable::Tensor add3_cuda(const torch::stable::Tensor& a, const torch::sta
   const Add3Operands op = add3_operands(a, b, c);
   const int32_t device = a.device().index();
   const torch::stable::accelerator::DeviceGuard guard(device);  // the launcher's current device
-  const cudaStream_t stream = current_stream(device);
+  const cudaStream_t stream = sum_double::current_cuda_stream(device, "downstream_demo.add3()");
   // (a + b) + c, rounded in between as torch.add rounds (see add3_cpu.cpp). Both launches and the
   // allocations share the stream, so ab's memory is not reused before the second one has read it.
   check_launch(sum_double::add_cuda(op.a.data_ptr(), op.b.data_ptr(), op.ab.data_ptr(), op.n,
