@@ -40,7 +40,7 @@ step() {  # step NAME CMD...: print NAME, run CMD, print its time and keep it fo
   shift
   echo "==> $name"
   "$@"
-  step_times+=("$(printf '%-44s %4d s' "$name" $((SECONDS - start)))")
+  step_times+=("$(printf '%-58s %4d s' "$name" $((SECONDS - start)))")
   echo "    $((SECONDS - start)) s"
 }
 
