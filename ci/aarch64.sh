@@ -22,7 +22,10 @@
 # (default ~/.cache/sum-double-aarch64): pip's downloads, the sysroot, the aarch64 site-packages.
 set -euo pipefail
 out=""
-if [ -n "${1:-}" ]; then mkdir -p "$1" && out=$(cd "$1" && pwd); fi  # before lib.sh moves
+if [ -n "${1:-}" ]; then  # before lib.sh moves to the root
+  mkdir -p "$1"
+  out=$(cd "$1" && pwd)
+fi
 source "$(dirname "$0")/lib.sh"
 scratch
 out=${out:-$work/out}

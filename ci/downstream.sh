@@ -19,15 +19,16 @@ cp "$wheel" "$work/wheels/"
 # Nothing may point CMake at SumDouble but the entry point.
 unset SumDouble_DIR SumDouble_ROOT CMAKE_PREFIX_PATH CMAKE_ARGS SKBUILD_CMAKE_ARGS SKBUILD_CMAKE_DEFINE
 
-# pip finds the wheel there, for the examples' dependency on sum-double too.
-export PIP_FIND_LINKS=$work/wheels
+# pip finds the wheel there (on the command line: the variable would replace a configured
+# --find-links, and pip hands the option on to isolated build environments too).
+links=(--find-links "$work/wheels")
 venv() {  # venv PACKAGES...: torch 2.13.0+cpu (small, no libtorch_cuda), the wheel, PACKAGES
-  new_venv "$work/venv" 2.13.0+cpu "$wheel" "$@"
+  new_venv "$work/venv" 2.13.0+cpu "${links[@]}" "$wheel" "$@"
 }
 build_cpp() {  # build_cpp SUMDOUBLE_DIR_REGEX PIP_ARGS...: install it, check where CMake looked
   local venv=$work/venv where=$1 log=$work/build-cpp.log
   shift
-  logged "$log" quiet "$venv/bin/pip" install --disable-pip-version-check -v "$@" \
+  logged "$log" quiet "$venv/bin/pip" install --disable-pip-version-check -v "${links[@]}" "$@" \
     "$root/examples/downstream-cpp[test]"
   grep -E "downstream_demo: |warning:" "$log" || true
   if grep -q "warning:" "$log"; then
@@ -49,7 +50,7 @@ isolated() {
   run_pytest "$work/venv" examples/downstream-cpp
 }
 python_example() {  # beside downstream-demo, as two packages built on sum-double would be
-  pip_install "$work/venv" "examples/downstream-python[test]"
+  pip_install "$work/venv" "${links[@]}" "examples/downstream-python[test]"
   run_pytest "$work/venv" examples/downstream-python
 }
 not_isolated() {
@@ -60,8 +61,9 @@ not_isolated() {
   run_pytest "$work/venv" examples/downstream-cpp
 }
 plain_cmake() {  # the venv's Python only says where SumDouble is
-  cmake_build "$work/venv" examples/plain-cmake "$work/plain-cmake" \
-    -DSumDouble_DIR="$("$work/venv/bin/python" -m sum_double --cmakedir)"
+  local dir
+  dir=$("$work/venv/bin/python" -m sum_double --cmakedir)
+  cmake_build "$work/venv" examples/plain-cmake "$work/plain-cmake" -DSumDouble_DIR="$dir"
   "$work/venv/bin/ctest" --test-dir "$work/plain-cmake" --output-on-failure
 }
 

@@ -1,4 +1,4 @@
-# What the CI scripts share, written once. Each sources it right after `set -euo pipefail`:
+# What the CI scripts share, written once. Each resolves its path arguments, then sources it:
 #     source "$(dirname "$0")/lib.sh"
 # which moves to the repository root and sets $root.
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -55,7 +55,7 @@ logged() {  # logged LOG CMD...: CMD's output into LOG, whose tail is shown if C
   local log=$1
   shift
   "$@" >"$log" 2>&1 || {
-    tail -n 60 "$log"
+    tail -n 60 "$log" >&2
     return 1
   }
 }

@@ -15,14 +15,23 @@ function(sum_double_torch_stable target)
   if(NOT arg_ABI)
     set(arg_ABI 2.10)
   endif()
+  if(arg_UNPARSED_ARGUMENTS OR NOT arg_ABI MATCHES "^[0-9]+\\.[0-9]+$")
+    message(FATAL_ERROR "sum_double_torch_stable(${target} ${arg_UNPARSED_ARGUMENTS} ABI "
+                        "${arg_ABI}): expected a target name, then optionally ABI <major>.<minor>")
+  endif()
   if(NOT Python_EXECUTABLE)
     message(FATAL_ERROR "sum_double_torch_stable(): find_package(Python COMPONENTS Interpreter) "
                         "first: torch is looked up for that Python")
   endif()
-  execute_process(
-    COMMAND "${Python_EXECUTABLE}" -c "import importlib.metadata as m, importlib.util as u; \
-print(u.find_spec('torch').submodule_search_locations[0], m.version('torch'), sep=';')"
-    OUTPUT_VARIABLE _torch RESULT_VARIABLE _no_torch OUTPUT_STRIP_TRAILING_WHITESPACE)
+  # torch's directory and its own version string (2.14.1+cu130: the CUDA build too), read from
+  # torch/version.py rather than by importing torch.
+  set(_locate [=[
+import importlib.util, pathlib, re
+root = pathlib.Path(importlib.util.find_spec("torch").submodule_search_locations[0])
+print(root, re.search(r"__version__ = '([^']+)'", (root / "version.py").read_text())[1], sep=";")
+]=])
+  execute_process(COMMAND "${Python_EXECUTABLE}" -c "${_locate}" OUTPUT_VARIABLE _torch
+                  RESULT_VARIABLE _no_torch OUTPUT_STRIP_TRAILING_WHITESPACE)
   if(_no_torch)
     message(FATAL_ERROR "torch is not installed for ${Python_EXECUTABLE}; this build needs its "
                         "headers: pip install 'torch>=${arg_ABI}' (or build with build isolation)")

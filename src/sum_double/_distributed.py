@@ -95,6 +95,8 @@ class _ThenRegister(importlib.abc.Loader):
         _register()
 
     def __getattr__(self, name: str) -> Any:  # get_data, get_resource_reader, ...
+        if name == "_loader":  # not set yet (a copy being made): no recursion
+            raise AttributeError(name)
         return getattr(self._loader, name)
 
 

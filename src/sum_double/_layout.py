@@ -87,7 +87,7 @@ def _insertion_sort(perm: list[int], should_swap: Callable[[int, int], int]) -> 
 
 
 def _strides_of_copy(sizes: list[int], strides: list[int]) -> list[int]:
-    """strides_of_copy() of add_op.cpp: the strides of ``t.to(dtype)`` (at::infer_dense_strides
+    """strides_of_copy() of add_layout.cpp: the strides of ``t.to(dtype)`` (at::infer_dense_strides
     where t is not non-overlapping and dense)."""
     if _is_non_overlapping_and_dense(sizes, strides):
         return strides
