@@ -298,6 +298,6 @@ wait "$beside" || status=$?
 beside=""
 cat "$out/beside.log"
 [ $status = 0 ]
-step_times+=("$(printf '%-58s %4d s' "CUDA wheel etc., beside the suite" "$(cat "$work/beside.seconds")")")
-step_times+=("$(printf '%-58s %4d s' "  of which after the suite" $((SECONDS - wait_start)))")
+keep_time "CUDA wheel etc., beside the suite" "$(cat "$work/beside.seconds")"
+keep_time "  of which after the suite" $((SECONDS - wait_start))
 report_steps aarch64

@@ -35,12 +35,15 @@ new_venv() {  # new_venv DIR TORCH_SPEC PACKAGES...: a fresh venv with torch==TO
 # ---- Steps, logs, the scratch directory.
 
 step_times=()
+keep_time() {  # keep_time NAME SECONDS: a line of report_steps' table
+  step_times+=("$(printf '%-58s %4d s' "$1" "$2")")
+}
 step() {  # step NAME CMD...: print NAME, run CMD, print its time and keep it for report_steps
   local name=$1 start=$SECONDS
   shift
   echo "==> $name"
   "$@"
-  step_times+=("$(printf '%-58s %4d s' "$name" $((SECONDS - start)))")
+  keep_time "$name" $((SECONDS - start))
   echo "    $((SECONDS - start)) s"
 }
 
