@@ -24,7 +24,8 @@ for tool in ${SANITIZER_TOOLS:-memcheck racecheck initcheck synccheck}; do
     initcheck) filter=() ;;
   esac
   # Eight host threads launching on their own streams run for minutes under racecheck and
-  # initcheck (benchmarks/NOTES.md); memcheck and synccheck still cover that test.
+  # initcheck (benchmarks/NOTES.md, "compute-sanitizer: initcheck and the threads test"); memcheck
+  # and synccheck still cover that test.
   case $tool in
     racecheck | initcheck) skip="$skip or threads" ;;
   esac

@@ -67,7 +67,7 @@ def test_datasheet_lookup_prefers_the_specific_name() -> None:
 
 def test_cpu_timing_never_hands_a_call_the_set_the_call_before_it_read() -> None:
     # Two ops reading one set back to back: the second finds it in cache and looks faster
-    # (benchmarks/NOTES.md, "CPU bench method, page faults, and the CPU targets").
+    # (benchmarks/NOTES.md, "CPU bench method").
     calls: list[tuple[str, int]] = []
     fns = [lambda i: calls.append(("ours", i)), lambda i: calls.append(("ref", i))]
     bench._cpu_seconds(fns, sets=5, reps=6)

@@ -6,7 +6,8 @@ events, divided by the calls in it; the figure is the median over the replays. G
 host overhead out, so this compares kernels (host cost has its own benchmark,
 benchmarks/host_cost.py). The read-once-write-once ceiling is ``torch.neg(a, out=o)`` measured the
 same way: a kernel that moves what a device-to-device copy moves. (Not ``out.copy_(a)`` itself,
-which runs well below an uncaptured copy when captured in a graph: benchmarks/NOTES.md.)
+which runs well below an uncaptured copy when captured in a graph:
+benchmarks/NOTES.md, "The GPU bench".)
 
 On the CPU, each call is timed with ``perf_counter``; the ops take turns (each round in the
 opposite order) and every call reads the next input set of one shared rotation, so no call finds
