@@ -1,0 +1,61 @@
+"""torch.add from Python against one other way of calling an add, on the CPU: the bench's rotation
+(every call takes the next of 20 input sets, so each reads its inputs from memory), the two taking
+turns call by call, each round in the opposite order. Prints the other's median time over
+torch.add's. With ``--other torch`` it is torch.add against itself: the spread of the method.
+
+    python benchmarks/python_path_ab.py --n 1048576 --reps 3000 --other torch aten ops add
+"""
+
+import argparse
+import statistics
+import time
+from collections.abc import Callable
+
+import torch
+
+import sum_double
+
+SETS = 20
+
+OTHERS: dict[str, Callable[[torch.Tensor, torch.Tensor], torch.Tensor]] = {
+    "torch": torch.add,
+    "aten": torch.ops.aten.add.Tensor,  # aten's own add, called the way a custom op is
+    "ops": torch.ops.sum_double.add,  # the op itself, its Python autograd kernel included
+    "add": sum_double.add,
+}
+
+
+def ratio(other: str, n: int, dtype: torch.dtype, reps: int) -> float:
+    a = [torch.randn(n, dtype=dtype) for _ in range(SETS)]
+    b = [torch.randn(n, dtype=dtype) for _ in range(SETS)]
+    fns = [torch.add, OTHERS[other]]
+    for i in range(3):
+        for fn in fns:
+            fn(a[i], b[i])
+    samples: list[list[float]] = [[], []]
+    turn = 0
+    for r in range(reps):
+        for k in (0, 1) if r % 2 == 0 else (1, 0):
+            i = turn % SETS
+            t0 = time.perf_counter()
+            fns[k](a[i], b[i])
+            samples[k].append(time.perf_counter() - t0)
+            turn += 1
+    return statistics.median(samples[1]) / statistics.median(samples[0])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--n", type=int, default=1 << 20)
+    parser.add_argument("--dtype", default="float32", choices=["float32", "float64"])
+    parser.add_argument("--reps", type=int, default=3000)
+    parser.add_argument("--other", nargs="+", choices=list(OTHERS), default=list(OTHERS))
+    args = parser.parse_args()
+    dtype = getattr(torch, args.dtype)
+    for other in args.other:
+        value = ratio(other, args.n, dtype, args.reps)
+        print(f"{args.dtype} n={args.n}: {other} / torch.add {value:.3f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
