@@ -4,7 +4,7 @@
 
 Fails (exit 1, one line per finding) unless every ELF file in the wheel
 - exports no dynamic symbol but its entry points: ``PyInit__C`` for the extension module, the
-  ``sum_double_ops_*`` facts for the op library (the rest stays inside: src/exports.map,
+  ``sum_double_ops_*`` facts for the op library (the rest stays inside: src/module/exports.map,
   src/ops/exports.map), and nothing else ships;
 - calls none of libgcc's half-precision conversions (one element per call, and they need
   libgcc_s's GCC_12.0.0, which narrows the manylinux tag): the CPU kernel converts in its loops;

@@ -17,10 +17,10 @@ start=$SECONDS
 
 echo "==> build (${cxx}, -O1, ASan + UBSan)"
 flags=(-std=c++17 -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all
-  -fno-omit-frame-pointer -Wall -Wextra -Iinclude -Isrc/kernels)
+  -fno-omit-frame-pointer -Wall -Wextra -Iinclude -Icpu)
 # One compiler per file, in parallel: the build is most of the run.
 pids=()
-for src in src/kernels/add_cpu.cpp src/kernels/add_plan.cpp tests/cpp/test_launchers.cpp; do
+for src in cpu/add_cpu.cpp cpu/add_strided.cpp cpu/add_plan.cpp tests/cpp/test_launchers.cpp; do
   "$cxx" "${flags[@]}" -c "$src" -o "$work/$(basename "$src" .cpp).o" &
   pids+=($!)
 done

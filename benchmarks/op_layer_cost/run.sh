@@ -13,7 +13,7 @@ trap 'rm -rf "$out"' EXIT
 # The op layer's own flags (CMakeLists.txt): the stable ABI at the 2.10 target, hidden symbols.
 stable=(-O3 -DNDEBUG -std=c++17 -fPIC -fvisibility=hidden -DTORCH_TARGET_VERSION=0x20a000000000000
         -isystem "$torch/include")
-layer=(src/ops/add_op.cpp src/ops/add_layout.cpp src/ops/add_op_cpu.cpp src/kernels/add_cpu.cpp src/kernels/add_plan.cpp)
+layer=(src/ops/add_op.cpp src/ops/layout.cpp src/ops/names.cpp src/ops/reject_unsupported.cpp src/ops/cpu_impl.cpp cpu/add_cpu.cpp cpu/add_strided.cpp cpu/add_plan.cpp)
 for f in "${layer[@]}"; do
   g++ "${stable[@]}" -I"$tree/include" -c "$tree/$f" -o "$out/this_$(basename "$f").o" &
 done

@@ -1,33 +1,24 @@
-// The schema of torch.ops.sum_double.add, the checks, output and launcher plan its
-// implementations share, and the kernel that turns away every tensor they do not take (sparse,
-// nested, quantized, MKLDNN, other devices) with a message that says which argument and how to
-// convert it.
+// torch.ops.sum_double.add: its schema, and the checks, output and launcher plan that its CPU and
+// CUDA implementations share. What an op of your own changes is here and in the launchers.
 #include "add_op.h"
-#include "add_layout.h"
 
 #include <torch/csrc/stable/library.h>
 #include <torch/csrc/stable/ops.h>
-#include <torch/headeronly/core/ScalarType.h>
 
 #include <algorithm>
 #include <array>
+#include <exception>
 #include <string>
+
+#include "layout.h"
+#include "names.h"
+
+STABLE_TORCH_LIBRARY(sum_double, m) { m.def("add(Tensor a, Tensor b) -> Tensor"); }
 
 namespace sum_double::op {
 namespace {
 
-using torch::headeronly::DeviceType;
-using torch::headeronly::Layout;
-using torch::headeronly::ScalarType;
 using torch::stable::Tensor;
-
-// Newer headers keep torch's own message (e.g. "CUDA out of memory") in the exception, when the
-// running torch can give it (library_facts.h); older ones only name the failed call.
-#ifdef STABLE_TORCH_ERROR_CODE_CHECK
-#define CHECK_SHIM(call) STABLE_TORCH_ERROR_CODE_CHECK(call)
-#else
-#define CHECK_SHIM(call) TORCH_ERROR_CODE_CHECK(call)
-#endif
 
 // The C shim's codes for what the hot path compares against. They are constants of the running
 // torch, but each is a call into it, so they are asked once.
@@ -44,179 +35,6 @@ const ShimCodes& shim_codes() {
   return codes;
 }
 
-// Messages name dtypes and device types from the shim's codes, which are the values of torch's
-// ScalarType and DeviceType: the stable conversions to those enums throw for the ones they do not
-// know (quantized dtypes, most device types), and a message must never throw instead.
-std::string device_name(int32_t type, int32_t index) {
-  std::string name;
-  switch (static_cast<DeviceType>(type)) {
-    case DeviceType::CPU:
-      name = "cpu";
-      break;
-    case DeviceType::CUDA:
-      name = "cuda";
-      break;
-    case DeviceType::Meta:
-      name = "meta";
-      break;
-    case DeviceType::XPU:
-      name = "xpu";
-      break;
-    case DeviceType::MPS:
-      name = "mps";
-      break;
-    case DeviceType::HPU:
-      name = "hpu";
-      break;
-    case DeviceType::XLA:
-      name = "xla";
-      break;
-    case DeviceType::Lazy:
-      name = "lazy";
-      break;
-    case DeviceType::MTIA:
-      name = "mtia";
-      break;
-    case DeviceType::PrivateUse1:
-      name = "privateuseone";
-      break;
-    default:
-      name = "device type " + std::to_string(type);
-  }
-  if (index >= 0) name += ":" + std::to_string(index);
-  return name;
-}
-
-// Python's names for the dtypes a user is likely to pass.
-std::string dtype_name(int32_t code) {
-  switch (static_cast<ScalarType>(code)) {
-    case ScalarType::Half:
-      return "torch.float16";
-    case ScalarType::BFloat16:
-      return "torch.bfloat16";
-    case ScalarType::Float:
-      return "torch.float32";
-    case ScalarType::Double:
-      return "torch.float64";
-    case ScalarType::Bool:
-      return "torch.bool";
-    case ScalarType::Byte:
-      return "torch.uint8";
-    case ScalarType::Char:
-      return "torch.int8";
-    case ScalarType::Short:
-      return "torch.int16";
-    case ScalarType::Int:
-      return "torch.int32";
-    case ScalarType::Long:
-      return "torch.int64";
-    case ScalarType::ComplexHalf:
-      return "torch.complex32";
-    case ScalarType::ComplexFloat:
-      return "torch.complex64";
-    case ScalarType::ComplexDouble:
-      return "torch.complex128";
-    case ScalarType::QInt8:
-      return "torch.qint8";
-    case ScalarType::QUInt8:
-      return "torch.quint8";
-    case ScalarType::QInt32:
-      return "torch.qint32";
-    case ScalarType::QUInt4x2:
-      return "torch.quint4x2";
-    case ScalarType::QUInt2x4:
-      return "torch.quint2x4";
-    default:
-      return torch::headeronly::toString(static_cast<ScalarType>(code));
-  }
-}
-
-std::string shape_of(const int64_t* sizes, int64_t dim) {
-  std::string shape = "[";
-  for (int64_t i = 0; i < dim; ++i) {
-    if (i) shape += ", ";
-    shape += std::to_string(sizes[i]);
-  }
-  return shape + "]";
-}
-
-// ---- Tensors the CPU and CUDA kernels do not take ----------------------------------------------
-
-[[noreturn]] void not_dense(const char* name, const std::string& what, const char* conversion) {
-  fail("sum_double.add(): expected ", name, " to be a dense (torch.strided) tensor, but got ", what,
-       "; convert it with ", conversion, " first");
-}
-
-// A strided nested tensor reports torch.strided, and asking its sizes fails (which older torch
-// versions also print to stderr). Its dispatch keys set it apart: _has_compatible_shallow_copy_type
-// compares them with a plain tensor's on the same device. Only asked on the way to an error.
-bool is_strided_nested(const Tensor& t) {
-  int32_t dtype = 0, device_type = 0, device_index = 0;
-  CHECK_SHIM(aoti_torch_get_dtype(t.get(), &dtype));
-  CHECK_SHIM(aoti_torch_get_device_type(t.get(), &device_type));
-  CHECK_SHIM(aoti_torch_get_device_index(t.get(), &device_index));
-  const int64_t size = 0, stride = 1;
-  AtenTensorHandle plain = nullptr;
-  CHECK_SHIM(aoti_torch_empty_strided(1, &size, &stride, dtype, device_type, device_index, &plain));
-  std::array<StableIValue, 2> stack{torch::stable::detail::from(t),
-                                    torch::stable::detail::from(Tensor(plain))};
-  CHECK_SHIM(torch_call_dispatcher("aten::_has_compatible_shallow_copy_type", "", stack.data(),
-                                   TORCH_ABI_VERSION));
-  return !torch::stable::detail::to<bool>(stack[0]);
-}
-
-// Throws unless t (the argument called `name`) is a defined, dense tensor of a plain dtype. A
-// tensor's layout tells sparse, MKLDNN and jagged nested tensors; its dtype, quantized ones.
-// Strided nested tensors need is_strided_nested(), which only maybe_nested callers ask.
-void check_dense(const Tensor& t, const char* name, bool maybe_nested) {
-  SUM_DOUBLE_CHECK(t.defined(), "sum_double.add(): expected ", name,
-                   " to be a Tensor, but got None");
-  switch (t.layout()) {
-    case Layout::Strided:
-      break;
-    case Layout::Sparse:
-      not_dense(name, "a sparse tensor (torch.sparse_coo layout)", ".to_dense()");
-    case Layout::SparseCsr:
-      not_dense(name, "a sparse tensor (torch.sparse_csr layout)", ".to_dense()");
-    case Layout::SparseCsc:
-      not_dense(name, "a sparse tensor (torch.sparse_csc layout)", ".to_dense()");
-    case Layout::SparseBsr:
-      not_dense(name, "a sparse tensor (torch.sparse_bsr layout)", ".to_dense()");
-    case Layout::SparseBsc:
-      not_dense(name, "a sparse tensor (torch.sparse_bsc layout)", ".to_dense()");
-    case Layout::Mkldnn:
-      not_dense(name, "an MKLDNN tensor (torch._mkldnn layout)", ".to_dense()");
-    case Layout::Jagged:
-      not_dense(name, "a nested tensor (torch.jagged layout)", ".to_padded_tensor(0)");
-    default:
-      not_dense(name, "a tensor of another layout", ".to_dense()");
-  }
-  int32_t dtype = 0;
-  CHECK_SHIM(aoti_torch_get_dtype(t.get(), &dtype));
-  if (torch::headeronly::isQIntType(static_cast<ScalarType>(dtype))) {
-    not_dense(name, "a quantized tensor (" + dtype_name(dtype) + ")", ".dequantize()");
-  }
-  if (maybe_nested && is_strided_nested(t)) {
-    not_dense(name, "a nested tensor (torch.strided layout)", ".to_padded_tensor(0)");
-  }
-}
-
-// The dispatcher calls this for every dispatch key without a kernel of its own (registered below),
-// so it says what is wrong with the first argument at fault. Dense tensors of one device reach it
-// only from a device this build has no kernel for.
-Tensor add_unsupported(const Tensor& a, const Tensor& b, bool maybe_nested) {
-  check_dense(a, "a", maybe_nested);
-  check_dense(b, "b", maybe_nested);
-  const Inputs inputs = check_inputs(a, b);
-  fail("sum_double.add(): expected tensors on cpu or cuda, but got a and b on ",
-       device_name(inputs.device_type, inputs.device_index));
-}
-
-Tensor add_not_nested(const Tensor& a, const Tensor& b) { return add_unsupported(a, b, false); }
-Tensor add_maybe_nested(const Tensor& a, const Tensor& b) { return add_unsupported(a, b, true); }
-
-// ---- Checks and operands of the CPU and CUDA kernels -------------------------------------------
-
 // What the checks compare, each asked of torch once per tensor.
 struct Facts {
   int32_t layout = 0, dtype = 0, device_type = 0, device_index = 0;
@@ -231,9 +49,10 @@ Facts facts_of(const Tensor& t, const char* name) {
                    " to be a Tensor, but got None");
   Facts f;
   CHECK_SHIM(aoti_torch_get_layout(t.get(), &f.layout));
-  // The dispatcher sends other layouts to add_unsupported; this keeps the kernels safe should
-  // one arrive all the same.
-  if (f.layout != shim_codes().strided) check_dense(t, name, false);
+  // The dispatcher sends other layouts elsewhere (reject_unsupported.cpp); this keeps the kernels
+  // safe should one arrive all the same.
+  SUM_DOUBLE_CHECK(f.layout == shim_codes().strided, "sum_double.add(): expected ", name,
+                   " to be a dense (torch.strided) tensor");
   CHECK_SHIM(aoti_torch_get_dtype(t.get(), &f.dtype));
   CHECK_SHIM(aoti_torch_get_device_type(t.get(), &f.device_type));
   CHECK_SHIM(aoti_torch_get_device_index(t.get(), &f.device_index));
@@ -357,20 +176,3 @@ Operands make_operands(const Tensor& a, const Tensor& b, const Inputs& in) {
 }
 
 }  // namespace sum_double::op
-
-STABLE_TORCH_LIBRARY(sum_double, m) { m.def("add(Tensor a, Tensor b) -> Tensor"); }
-
-// Every tensor that the CPU and CUDA kernels do not take gets add_unsupported's message through
-// two of the dispatcher's alias keys, each standing for every key without a kernel of its own: no
-// list of keys to keep up with new layouts and devices (as registering one per key, even in a loop
-// through the C shim, would need), and the only way to reach jagged tensors at all.
-// CompositeExplicitAutograd: every backend (sparse, quantized, MKLDNN, devices without a kernel
-// here) and calls with no tensor (None, None). CompositeImplicitAutogradNestedTensor: nested
-// tensors, which the other does not cover; a jagged one is a Python subclass whose
-// __torch_dispatch__ falls back to this key's kernel for ops it does not know.
-STABLE_TORCH_LIBRARY_IMPL(sum_double, CompositeExplicitAutograd, m) {
-  m.impl("add", TORCH_BOX(&sum_double::op::add_not_nested));
-}
-STABLE_TORCH_LIBRARY_IMPL(sum_double, CompositeImplicitAutogradNestedTensor, m) {
-  m.impl("add", TORCH_BOX(&sum_double::op::add_maybe_nested));
-}

@@ -1,5 +1,5 @@
-// What the CPU and CUDA implementations of torch.ops.sum_double.add share: input validation and
-// output allocation, on the LibTorch stable ABI.
+// What the CPU and CUDA implementations of torch.ops.sum_double.add share (add_op.cpp): input
+// validation and output allocation, on the LibTorch stable ABI.
 #pragma once
 
 #include <torch/csrc/stable/tensor.h>
@@ -38,6 +38,14 @@ template <typename... Args>
   do {                                                \
     if (!(cond)) ::sum_double::op::fail(__VA_ARGS__); \
   } while (false)
+
+// Newer headers keep torch's own message (e.g. "CUDA out of memory") in the exception, when the
+// running torch can give it (library_facts.h); older ones only name the failed call.
+#ifdef STABLE_TORCH_ERROR_CODE_CHECK
+#define CHECK_SHIM(call) STABLE_TORCH_ERROR_CODE_CHECK(call)
+#else
+#define CHECK_SHIM(call) TORCH_ERROR_CODE_CHECK(call)
+#endif
 
 // Dims an operand may have: torch's own limit for a tensor (c10 allows 64 in TensorIterator-based
 // ops such as torch.add).

@@ -1,5 +1,5 @@
 // What the op library (libsum_double_ops.so) tells the binary that loads it: its only exported
-// symbols, in C, so that the Python module (src/module.cpp) can report them without torch's
+// symbols, in C, so that the Python module (src/module/module.cpp) can report them without torch's
 // headers.
 #pragma once
 

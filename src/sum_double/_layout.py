@@ -1,4 +1,4 @@
-"""torch.add's output strides, for the fake kernel: the rule of ``src/ops/add_layout.cpp``.
+"""torch.add's output strides, for the fake kernel: the rule of ``src/ops/layout.cpp``.
 
 The fake kernel must give the op's real output strides, and the op gives torch.add's
 (TensorIterator's rule); torch.add's own meta function does not, in the strides of size-1 dims.
@@ -11,7 +11,7 @@ from torch import Tensor
 
 
 def output_strides(a: Tensor, b: Tensor, shape: torch.Size, dtype: torch.dtype) -> list[int]:
-    """torch_add_strides() of add_layout.cpp: the strides eager torch.add gives its result.
+    """torch_add_strides() of layout.cpp: the strides eager torch.add gives its result.
 
     Not torch.add's meta function, which differs from eager torch.add in the strides of size-1
     dims (torch._prims_common's rule): the fake kernel must predict this op's real output.
@@ -87,7 +87,7 @@ def _insertion_sort(perm: list[int], should_swap: Callable[[int, int], int]) -> 
 
 
 def _strides_of_copy(sizes: list[int], strides: list[int]) -> list[int]:
-    """strides_of_copy() of add_layout.cpp: the strides of ``t.to(dtype)`` (at::infer_dense_strides
+    """strides_of_copy() of layout.cpp: the strides of ``t.to(dtype)`` (at::infer_dense_strides
     where t is not non-overlapping and dense)."""
     if _is_non_overlapping_and_dense(sizes, strides):
         return strides

@@ -1,4 +1,4 @@
-// How the op lays out its output and reads its inputs (add_layout.cpp): torch-free arithmetic on
+// How the op lays out its output and reads its inputs (layout.cpp): torch-free arithmetic on
 // the sizes and strides that check_inputs() collected.
 #pragma once
 

@@ -1,7 +1,7 @@
 // The output layout of torch.ops.sum_double.add: the strides torch.add gives its result, worked
 // out as TensorIterator does, and the strides the inputs are read with over the output's shape.
 // Integer arithmetic on sizes and strides only: no call into torch.
-#include "add_layout.h"
+#include "layout.h"
 
 #include <algorithm>
 #include <array>
