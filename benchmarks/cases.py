@@ -1,4 +1,4 @@
-"""The cases `python -m sum_double bench` does not sweep, each against torch in the same process.
+"""The cases `benchmarks/bench.py` does not sweep, each against torch in the same process.
 
     python benchmarks/cases.py [--reps 30]
 
@@ -16,7 +16,7 @@ from collections.abc import Callable
 import torch
 
 import sum_double
-from sum_double.bench import cuda_seconds, input_sets, l2_flush_buffer
+from bench import cuda_seconds, input_sets, l2_flush_buffer  # bench.py beside this script
 
 
 def fwd_bwd_seconds(add, n: int, reps: int, steps: int = 5) -> float:

@@ -12,7 +12,8 @@ import sys
 import tarfile
 
 NEEDED_DIRS = ("src/", "include/", "cuda/", "cmake/", "tests/")
-NEEDED_FILES = {"pyproject.toml", "CMakeLists.txt", "README.md", "LICENSE"}
+# benchmarks/bench.py: tests/test_bench.py runs it.
+NEEDED_FILES = {"pyproject.toml", "CMakeLists.txt", "README.md", "LICENSE", "benchmarks/bench.py"}
 LEFT_OUT = ("benchmarks/results/",)
 
 

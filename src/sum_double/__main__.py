@@ -6,17 +6,22 @@ python -m sum_double info     how this build was made and what it runs on
 python -m sum_double --cmakedir   the directory of SumDoubleConfig.cmake (for -DSumDouble_DIR)
 python -m sum_double --includes   -I flags for <sum_double/sum_double.h>
 python -m sum_double --library    the op library's path (for a C++ program that loads the op)
-python -m sum_double bench    sizes x dtypes against torch.add (see bench --help)
+
+The benchmark (kernel time, caches cold, dtypes x sizes) lives in the repository, not the wheel:
+python benchmarks/bench.py --help, from a checkout.
 """
 
 import argparse
+import statistics
 import sys
+import time
+from collections.abc import Callable
 from importlib import metadata
 
 import torch
 
 import sum_double
-from sum_double import _C, bench
+from sum_double import _C
 
 _SIZES = (2**10, 2**16, 2**20, 1_000_000, 2**24)
 
@@ -66,6 +71,23 @@ def info() -> int:
     return 0
 
 
+def _median_us(
+    add: Callable[[torch.Tensor, torch.Tensor], object], a: torch.Tensor, b: torch.Tensor
+) -> float:
+    """Median wall time of add(a, b) in microseconds, over 20 calls after 3 warm-up calls."""
+
+    def call() -> float:
+        t0 = time.perf_counter()
+        add(a, b)
+        if a.is_cuda:
+            torch.cuda.synchronize(a.device)  # a CUDA call returns before its kernel ends
+        return time.perf_counter() - t0
+
+    for _ in range(3):
+        call()
+    return statistics.median([call() for _ in range(20)]) * 1e6
+
+
 def demo(device: torch.device) -> int:
     print(f"sum_double {sum_double.__version__} on {_device_label(device)}")
 
@@ -80,22 +102,24 @@ def demo(device: torch.device) -> int:
     print(f"  a + b equals torch.add bit for bit: {'yes' if values_ok else 'NO'}")
     print(f"  gradients equal the incoming grad:  {'yes' if grads_ok else 'NO'}")
 
-    # Time: the bench command's method (kernel time, inputs cold in cache) on a few sizes.
+    # Time: a quick look, not a benchmark (benchmarks/bench.py: kernel time, inputs cold in cache).
     print()
-    print(bench.format_table(bench.run(device, ["float32"], list(_SIZES), 20, lambda _: None)))
+    print(f"  {'n':>10} {'sum_double':>12} {'torch.add':>12} {'speed':>7}   float32, median of 20")
+    for n in _SIZES:
+        x, y = torch.randn(n, device=device), torch.randn(n, device=device)
+        ours, ref = _median_us(sum_double.add, x, y), _median_us(torch.add, x, y)
+        print(f"  {n:>10} {ours:>9.1f} us {ref:>9.1f} us {ref / ours:>6.2f}x")
+    print("  wall time per call, host included; speed = torch.add time / ours (above 1: faster)")
     return 0 if values_ok and grads_ok else 1
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["bench"]:
-        return bench.main(argv[1:])
     parser = argparse.ArgumentParser(
         prog="python -m sum_double",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("command", nargs="?", choices=["demo", "info", "bench"], default="demo")
+    parser.add_argument("command", nargs="?", choices=["demo", "info"], default="demo")
     parser.add_argument(
         "--device",
         default="cuda" if torch.cuda.is_available() else "cpu",
@@ -115,8 +139,6 @@ def main(argv: list[str] | None = None) -> int:
     if args.library:
         print(sum_double.library_path())
         return 0
-    if args.command == "bench":  # bench has its own options, so it must come first
-        parser.error("put bench first: python -m sum_double bench [options]")
     if args.command == "info":
         return info()
     return demo(torch.device(args.device))

@@ -1,4 +1,8 @@
-"""``python -m sum_double bench``: sum_double.add against torch.add over sizes and dtypes.
+"""sum_double.add against torch.add over sizes and dtypes.
+
+    python benchmarks/bench.py [--help]
+
+A script, not part of the wheel: it times the installed sum_double. --plot needs matplotlib.
 
 Method. Both ops run the same inputs in the same process. On CUDA, each measurement is a CUDA
 graph of up to 20 calls on distinct input sets, replayed after L2 has been flushed, timed with
@@ -22,6 +26,7 @@ when the dtype is bfloat16), so the result has the promoted dtype; ``bias``, (n 
 """
 
 import argparse
+import importlib.util
 import json
 import statistics
 import sys
@@ -295,7 +300,7 @@ def format_table(rows: list[Row]) -> str:
 
 
 def plot(rows: list[Row], path: str) -> None:
-    import matplotlib
+    import matplotlib  # only --plot needs it; main() has checked it is there
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -339,7 +344,7 @@ def plot(rows: list[Row], path: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m sum_double bench", description=__doc__.split("\n")[0]
+        prog="python benchmarks/bench.py", description=__doc__.split("\n")[0]
     )
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     parser.add_argument("--dtypes", nargs="+", choices=list(DTYPES), default=list(DTYPES))
@@ -361,6 +366,8 @@ def main(argv: list[str] | None = None) -> int:
         help="measure nothing: table and plot from a file that --json wrote",
     )
     args = parser.parse_args(argv)
+    if args.plot and importlib.util.find_spec("matplotlib") is None:  # say so before measuring
+        parser.error("--plot needs matplotlib: pip install matplotlib")
     device = torch.device(args.device)
     sizes = args.sizes or default_sizes(device)
 
@@ -380,3 +387,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.plot:
         plot(rows, args.plot)
     return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
