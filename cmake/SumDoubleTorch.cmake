@@ -42,7 +42,9 @@ print(root, re.search(r"__version__ = '([^']+)'", (root / "version.py").read_tex
     message(FATAL_ERROR "torch ${_version} has no ${arg_ABI} stable ABI: build with torch >= "
                         "${arg_ABI}")
   endif()
-  find_library(_torch_cpu torch_cpu PATHS "${_root}/lib" NO_DEFAULT_PATH NO_CACHE REQUIRED)
+  # Python gave the real path: a cross build's find root must not move it into the sysroot.
+  find_library(_torch_cpu torch_cpu PATHS "${_root}/lib" NO_DEFAULT_PATH NO_CMAKE_FIND_ROOT_PATH
+               NO_CACHE REQUIRED)
   # torch/headeronly/version.h's encoding: major in bits 56-63, minor in bits 48-55.
   string(REPLACE "." ";" _abi "${arg_ABI}")
   list(GET _abi 0 _major)

@@ -3,7 +3,8 @@
 // aoti_torch_get_current_cuda_stream, is exported by libtorch_cuda only: linking against it would
 // make the binary fail to load where there is none. So it is looked up in the libtorch_cuda that is
 // already loaded, the first time a CUDA tensor arrives (a CUDA tensor means a CUDA torch).
-// Header-only; needs torch's and CUDA's headers and -ldl where libc lacks dlopen.
+// Header-only; needs torch's and CUDA's headers, and -ldl where libc lacks dlopen (the
+// SumDouble::headers target brings it).
 #pragma once
 
 #include <cuda_runtime_api.h>
