@@ -301,6 +301,26 @@ def test_fake_kernel_predicts_the_real_output(device: str, data: st.DataObject) 
     assert (fake.shape, fake.dtype, fake.stride()) == (real.shape, real.dtype, real.stride())
 
 
+BAD_PAIRS = {
+    "shapes": lambda d: (torch.ones(3, 4, device=d), torch.ones(4, 3, device=d)),
+    "leading dims": lambda d: (torch.ones(2, 3, device=d), torch.ones(5, 1, 4, device=d)),
+    "int a": lambda d: (torch.ones(3, device=d, dtype=torch.int64), torch.ones(3, device=d)),
+    "complex b": lambda d: (torch.ones(3, device=d), torch.ones(3, device=d, dtype=torch.cfloat)),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_PAIRS))
+def test_fake_kernel_refuses_in_the_ops_words(device: str, case: str) -> None:
+    # The fake kernel repeats check_inputs() so that torch.compile refuses at trace time; this is
+    # what keeps the two messages the same.
+    a, b = BAD_PAIRS[case](device)
+    with pytest.raises(RuntimeError) as real:
+        torch.ops.sum_double.add(a, b)
+    with FakeTensorMode() as mode, pytest.raises(RuntimeError) as fake:
+        torch.ops.sum_double.add(mode.from_tensor(a), mode.from_tensor(b))
+    assert str(fake.value) == str(real.value)
+
+
 # ---- bad input: a Python exception that names the argument and what was expected ---------------
 
 

@@ -2,6 +2,8 @@
 
 The fake kernel must give the op's real output strides, and the op gives torch.add's
 (TensorIterator's rule); torch.add's own meta function does not, in the strides of size-1 dims.
+A copy in Python rather than a call into C++: under dynamic shapes the sizes are symbols, and
+handing them to C++ would specialise the graph to one shape.
 """
 
 from collections.abc import Callable, Sequence
