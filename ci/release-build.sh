@@ -103,7 +103,7 @@ export PATH="$out/tools/bin:$PATH"
 step "sdist, and what it holds" make_sdist
 step "CUDA toolkit from the package index (ci/cuda-toolkit.txt)" cuda_toolkit
 step "wheel from the sdist, with the wheels' toolkit only" wheel_from_sdist
-step "auditwheel show, repair (torch's libraries excluded), binary hygiene" repair
-step "metadata: twine, check-wheel-contents, validate-pyproject, cibuildwheel" metadata
+step "auditwheel repair (torch's libraries left out), hygiene" repair
+step "metadata: twine, wheel contents, pyproject, cibuildwheel" metadata
 step "reproducible: the checkout's build gives the same bytes" reproducible
 report_steps "release build ($(basename "$repaired"))"

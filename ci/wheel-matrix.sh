@@ -14,7 +14,7 @@ source "$(dirname "$0")/lib.sh"
 specs=${TORCH_SPECS:-2.10.0 2.13.0+cpu 2.14.1 2.15.0}
 scratch
 
-run_tests() {  # run_tests VENV: the README's test command, from the repo root
+run_tests() {  # run_tests VENV [TEST PATH...]: the README's test command, from the repo root
   "$1/bin/python" -m sum_double info
   if [ "${REQUIRE_CUDA_BUILD:-0}" = 1 ]; then
     "$1/bin/python" - "$(python3 "$root/ci/cuda_archs.py")" <<'PY'
@@ -25,7 +25,7 @@ assert c.cuda_archs == tuple(sys.argv[1].split(";")), f"archs {c.cuda_archs}"
 print("    a CUDA build for", ", ".join(c.cuda_archs))
 PY
   fi
-  (cd "$root" && "$1/bin/python" -m pytest -q -p no:cacheprovider)
+  (cd "$root" && "$1/bin/python" -m pytest -q -p no:cacheprovider "${@:2}")
 }
 
 mypy() {  # the package ships py.typed: its annotations, against the torch it is built with
@@ -33,7 +33,8 @@ mypy() {  # the package ships py.typed: its annotations, against the torch it is
   (cd "$root" && "$1/bin/mypy")
 }
 cpu_only_static() {  # the CPU-only build, its op library (which holds the error paths) and
-  # module linked with a static libstdc++, as some toolchains do: errors must still raise
+  # module linked with a static libstdc++, as some toolchains do: errors must still raise. The
+  # tests of the op's errors and of the package; the kernels are the ones the full runs tested.
   pip_install "$1" scikit-build-core pybind11 cmake ninja
   quiet "$1/bin/pip" wheel -q --disable-pip-version-check --no-deps --no-build-isolation \
     -Ccmake.define.SUM_DOUBLE_CUDA=OFF -Ccmake.define.SUM_DOUBLE_WERROR=ON \
@@ -41,7 +42,7 @@ cpu_only_static() {  # the CPU-only build, its op library (which holds the error
     -Ccmake.define.CMAKE_SHARED_LINKER_FLAGS=-static-libstdc++ -w "$work/dist-cpu" "$root"
   pip_install "$1" --no-deps --force-reinstall "$work"/dist-cpu/sum_double-*.whl
   "$1/bin/python" -c "import sum_double._C as c; assert c.cpu_only, 'not CPU-only'"
-  REQUIRE_CUDA_BUILD=0 run_tests "$1"
+  REQUIRE_CUDA_BUILD=0 run_tests "$1" tests/test_op.py tests/test_package.py
 }
 
 under_torch() {  # under_torch SPEC: the wheel in a fresh venv with that torch, the tests run
