@@ -2,6 +2,7 @@
 // asking the CPU. Torch-free: raw arrays only. Plans of any strides: add_strided.cpp.
 #include "sum_double/add_cpu.h"
 
+#include "arithmetic.h"
 #include "convert.h"
 
 #include <cstdint>
@@ -26,17 +27,19 @@ using namespace detail;
 template <typename T>
 SUM_DOUBLE_BODY void add_same(const T* __restrict a, const T* __restrict b, T* __restrict out,
                               int64_t n) {
-  for (int64_t i = 0; i < n; ++i) out[i] = a[i] + b[i];
+  for (int64_t i = 0; i < n; ++i) out[i] = combine(a[i], b[i]);
 }
 
 SUM_DOUBLE_BODY void add_bf16(const uint16_t* __restrict a, const uint16_t* __restrict b,
                               uint16_t* __restrict out, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) out[i] = float_to_bf16(bf16_to_float(a[i]) + bf16_to_float(b[i]));
+  for (int64_t i = 0; i < n; ++i)
+    out[i] = float_to_bf16(combine(bf16_to_float(a[i]), bf16_to_float(b[i])));
 }
 
 SUM_DOUBLE_BODY void add_half_portable(const uint16_t* __restrict a, const uint16_t* __restrict b,
                                        uint16_t* __restrict out, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) out[i] = float_to_half(half_to_float(a[i]) + half_to_float(b[i]));
+  for (int64_t i = 0; i < n; ++i)
+    out[i] = float_to_half(combine(half_to_float(a[i]), half_to_float(b[i])));
 }
 
 #if defined(__aarch64__)
@@ -51,11 +54,12 @@ SUM_DOUBLE_BODY void add_half_neon(const uint16_t* __restrict a, const uint16_t*
   for (; i + 8 <= n; i += 8) {
     const float16x8_t x = vld1q_f16(a16 + i);
     const float16x8_t y = vld1q_f16(b16 + i);
+    // combine(), eight lanes at a time: an op of your own changes these two lines with it.
     const float32x4_t low = vaddq_f32(vcvt_f32_f16(vget_low_f16(x)), vcvt_f32_f16(vget_low_f16(y)));
     const float32x4_t high = vaddq_f32(vcvt_high_f32_f16(x), vcvt_high_f32_f16(y));
     vst1q_f16(out16 + i, vcvt_high_f16_f32(vcvt_f16_f32(low), high));
   }
-  for (; i < n; ++i) out16[i] = static_cast<__fp16>(static_cast<float>(a16[i]) + b16[i]);
+  for (; i < n; ++i) out16[i] = static_cast<__fp16>(combine<float>(a16[i], b16[i]));
 }
 #endif
 
@@ -102,12 +106,13 @@ SUM_DOUBLE_AVX2 void add_half_f16c(const uint16_t* __restrict a, const uint16_t*
     const __m256 b0 = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i)));
     const __m256 a1 = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a + i + 8)));
     const __m256 b1 = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i + 8)));
+    // combine(), eight lanes at a time: an op of your own changes both _mm256_add_ps with it.
     _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i),
                      _mm256_cvtps_ph(_mm256_add_ps(a0, b0), kRound));
     _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i + 8),
                      _mm256_cvtps_ph(_mm256_add_ps(a1, b1), kRound));
   }
-  for (; i < n; ++i) out[i] = _cvtss_sh(_cvtsh_ss(a[i]) + _cvtsh_ss(b[i]), kRound);
+  for (; i < n; ++i) out[i] = _cvtss_sh(combine(_cvtsh_ss(a[i]), _cvtsh_ss(b[i])), kRound);
 }
 
 SUM_DOUBLE_AVX2 void add_avx2(const void* a, const void* b, void* out, int64_t n, DType dtype) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "arithmetic.h"
 #include "convert.h"
 #include "sum_double/add_cpu.h"
 #include "with_types.h"
@@ -63,7 +64,7 @@ SUM_DOUBLE_BODY Math<O> load_as(A x) {
 
 template <typename A, typename B, typename O>
 SUM_DOUBLE_BODY O add_as(A x, B y) {
-  return round_to<O>(load_as<O>(x) + load_as<O>(y));
+  return round_to<O>(combine(load_as<O>(x), load_as<O>(y)));
 }
 
 // n elements, each operand stepping by its stride (in elements). The three shapes a row takes
@@ -77,10 +78,10 @@ void add_row(const A* a, int64_t sa, const B* b, int64_t sb, O* out, int64_t so,
     for (int64_t i = 0; i < n; ++i) po[i] = add_as<A, B, O>(pa[i], pb[i]);
   } else if (so == 1 && sa == 0 && sb == 1) {
     const Math<O> x = load_as<O>(*a);
-    for (int64_t i = 0; i < n; ++i) out[i] = round_to<O>(x + load_as<O>(b[i]));
+    for (int64_t i = 0; i < n; ++i) out[i] = round_to<O>(combine(x, load_as<O>(b[i])));
   } else if (so == 1 && sa == 1 && sb == 0) {
     const Math<O> y = load_as<O>(*b);
-    for (int64_t i = 0; i < n; ++i) out[i] = round_to<O>(load_as<O>(a[i]) + y);
+    for (int64_t i = 0; i < n; ++i) out[i] = round_to<O>(combine(load_as<O>(a[i]), y));
   } else {
     for (int64_t i = 0; i < n; ++i) out[i * so] = add_as<A, B, O>(a[i * sa], b[i * sb]);
   }

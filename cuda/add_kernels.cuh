@@ -55,9 +55,16 @@ __device__ __forceinline__ Math<O> load_as(A x) {
   }
 }
 
+// The op's arithmetic on one element, in out's Math type: what an op of your own changes here (as
+// cpu/arithmetic.h on the CPU).
+template <typename M>
+__device__ __forceinline__ M combine(M x, M y) {
+  return x + y;
+}
+
 template <typename A, typename B, typename O>
 __device__ __forceinline__ O add_as(A a, B b) {
-  return round_to<O>(load_as<O>(a) + load_as<O>(b));
+  return round_to<O>(combine(load_as<O>(a), load_as<O>(b)));
 }
 
 template <typename T>
