@@ -98,6 +98,15 @@ def test_ships_py_typed() -> None:
     assert resources.files("sum_double").joinpath("py.typed").is_file()
 
 
+def test_shipped_headers_line_directives_keep_their_own_numbers() -> None:
+    # A #line names the header in torch's error messages; its number must be the next line's, or
+    # the messages point elsewhere once a comment above it grows.
+    for header in sorted(Path(sum_double.get_include()).rglob("*.h")):
+        for number, line in enumerate(header.read_text().splitlines(), start=1):
+            if match := re.match(r"#line (\d+) ", line):
+                assert int(match[1]) == number + 1, f"{header.name}:{number}: {line}"
+
+
 def test_schema() -> None:
     schema = str(torch.ops.sum_double.add.default._schema)
     assert schema == "sum_double::add(Tensor a, Tensor b) -> Tensor"
