@@ -16,7 +16,7 @@ if [ "${CPU_ONLY_CHECK:-1}" = 1 ]; then
   "$python" -m pip install -q --no-build-isolation --no-deps --force-reinstall \
     -Cbuild-dir=build/cpu-only -Ccmake.define.SUM_DOUBLE_CUDA=OFF . \
     >"$log/build-cpu-only.log" 2>&1 || { tail -50 "$log/build-cpu-only.log"; exit 1; }
-  "$python" -m pytest -p no:cacheprovider -q tests/test_op.py -k cuda_tensor_on_cpu_only_build \
+  "$python" -m pytest -p no:cacheprovider -q tests/test_errors.py -k cuda_tensor_on_cpu_only_build \
     2>&1 | tee "$log/pytest-cpu-only.txt"
   grep -q "1 passed" "$log/pytest-cpu-only.txt"
 fi

@@ -33,7 +33,8 @@ for tool in ${SANITIZER_TOOLS:-memcheck racecheck initcheck synccheck}; do
   if PYTORCH_NO_CUDA_MEMORY_CACHING=1 SUM_DOUBLE_HYPOTHESIS_PROFILE=sanitizer \
     compute-sanitizer --tool "$tool" ${filter[@]+"${filter[@]}"} --error-exitcode 99 \
     --print-limit 20 "$python" -m pytest -p no:cacheprovider -q -m "cuda and not large" \
-    -k "not ($skip)" tests/test_op.py tests/test_autograd.py tests/test_cuda.py \
+    -k "not ($skip)" tests/test_op.py tests/test_views.py tests/test_errors.py \
+    tests/test_autograd.py tests/test_cuda.py \
     >"$log/sanitizer-$tool.txt" 2>&1; then
     :
   else

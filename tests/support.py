@@ -86,3 +86,14 @@ def poisoned_allocations() -> Iterator[None]:
     finally:
         torch.use_deterministic_algorithms(was_deterministic)
         torch.utils.deterministic.fill_uninitialized_memory = was_filling
+
+
+def check_add(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """sum_double.add(a, b) is torch.add(a, b): values (bits), dtype, shape and strides."""
+    ref = torch.add(a, b)
+    with poisoned_allocations():
+        out = sum_double.add(a, b)
+    assert_bitwise_equal(out, ref)
+    assert out.stride() == ref.stride()
+    assert out.data_ptr() not in (a.data_ptr(), b.data_ptr()) or out.numel() == 0
+    return out
