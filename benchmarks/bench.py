@@ -4,18 +4,13 @@
 
 A script, not part of the wheel: it times the installed sum_double. --plot needs matplotlib.
 
-Method. Both ops run the same inputs in the same process. On CUDA, each measurement is a CUDA
-graph of up to 20 calls on distinct input sets, replayed after L2 has been flushed, timed with
-events, divided by the calls in it; the figure is the median over the replays. Graph replay keeps
-host overhead out, so this compares kernels (host cost has its own benchmark,
-benchmarks/host_cost.py). The read-once-write-once ceiling is ``torch.neg(a, out=o)`` measured the
-same way: a kernel that moves what a device-to-device copy moves. (Not ``out.copy_(a)`` itself,
-which runs well below an uncaptured copy when captured in a graph:
-benchmarks/NOTES.md, "The GPU bench".)
-
-On the CPU, each call is timed with ``perf_counter``; the ops take turns (each round in the
-opposite order) and every call reads the next input set of one shared rotation, so no call finds
-its inputs left in cache by the call before it. The figure is the median.
+Method. Both ops run the same inputs in the same process, timed as benchmarks/timing.py says: on
+CUDA, CUDA graphs of up to 20 calls on distinct input sets, replayed after an L2 flush (kernel
+time, host overhead kept out); on the CPU, ``perf_counter`` around each call, the ops taking turns
+over one shared rotation of input sets. The figure is the median. The read-once-write-once ceiling
+is ``torch.neg(a, out=o)`` measured the same way: a kernel that moves what a device-to-device copy
+moves. (Not ``out.copy_(a)`` itself, which runs well below an uncaptured copy when captured in a
+graph: benchmarks/NOTES.md, "The GPU bench".)
 
 GB/s counts the bytes a call must move at least: a and b read once, the output written once (a
 broadcast input counts once, however often it is read); the ceiling counts 2 x n x size.
@@ -28,15 +23,15 @@ when the dtype is bfloat16), so the result has the promoted dtype; ``bias``, (n 
 import argparse
 import importlib.util
 import json
-import statistics
 import sys
-import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 
 import torch
 
 import sum_double
+from report import Row, format_table, plot  # report.py and timing.py sit beside this script
+from timing import cpu_seconds, cuda_seconds, input_sets, l2_flush_buffer
 
 # Memory bandwidth by the vendors' datasheets, bytes/s, matched against the device name.
 DATASHEET_BYTES_PER_S = {
@@ -58,31 +53,8 @@ DTYPES = {
     "float32": torch.float32,
     "float64": torch.float64,
 }
-# Memory for the rotating input sets: on a GPU enough to go well past L2 at every size; on the
-# CPU, where nothing is flushed anyway, little enough for a laptop.
-_SET_BUDGET_BYTES = {"cuda": 4 << 30, "cpu": 512 << 20}
-_MAX_CALLS_PER_GRAPH = 20
 CASES = ("same", "mixed", "bias", "transposed")
 _BIAS = 8192  # the bias's length: a model dimension
-
-
-@dataclass
-class Row:
-    device: str
-    torch: str
-    sum_double: str
-    dtype: str
-    n: int
-    ours_us: float
-    torch_add_us: float
-    read_write_us: float | None
-    speedup: float  # torch.add time / our time: above 1 means we are faster
-    ours_gb_s: float
-    torch_add_gb_s: float
-    read_write_gb_s: float | None
-    datasheet_gb_s: float | None
-    pct_of_datasheet: float | None
-    case: str = "same"  # last, with a default: files written before cases existed still load
 
 
 def datasheet_bytes_per_s(device: torch.device) -> float | None:
@@ -93,74 +65,6 @@ def datasheet_bytes_per_s(device: torch.device) -> float | None:
         if key in name:
             return value
     return None
-
-
-def l2_flush_buffer(device: torch.device) -> torch.Tensor:
-    """A buffer twice the L2: rewriting it evicts whatever an earlier launch left there."""
-    l2 = torch.cuda.get_device_properties(device).L2_cache_size
-    return torch.empty(2 * l2 // 4 + 1, device=device, dtype=torch.float32)
-
-
-def input_sets(set_bytes: int, device: torch.device) -> int:
-    """How many input sets of ``set_bytes`` (inputs and output) to rotate through: as many as one
-    graph replays, within the device's memory budget, and at least one."""
-    budget = _SET_BUDGET_BYTES["cuda" if device.type == "cuda" else "cpu"]
-    return max(1, min(_MAX_CALLS_PER_GRAPH, budget // max(set_bytes, 1)))
-
-
-def cuda_seconds(
-    fn: Callable[[int], object],
-    sets: int,
-    device: torch.device,
-    reps: int,
-    flush: torch.Tensor | None,
-) -> float:
-    """Median seconds per call of ``fn(i)``: a CUDA graph of calls on sets i = 0, 1, ... is
-    replayed ``reps`` times, each replay after ``flush`` (twice the L2) has been rewritten, or
-    back to back when ``flush`` is None (whatever L2 keeps from the last replay stays)."""
-    calls = min(sets, _MAX_CALLS_PER_GRAPH)
-    side = torch.cuda.Stream(device)
-    side.wait_stream(torch.cuda.current_stream(device))
-    with torch.cuda.stream(side):  # warm-up outside capture, as CUDA graphs require
-        for i in range(calls):
-            fn(i)
-    torch.cuda.current_stream(device).wait_stream(side)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        for i in range(calls):
-            fn(i)
-    samples = []
-    for _ in range(reps):
-        if flush is not None:
-            flush.zero_()  # evict the inputs from L2
-        start = torch.cuda.Event(enable_timing=True)
-        end = torch.cuda.Event(enable_timing=True)
-        start.record()
-        graph.replay()
-        end.record()
-        end.synchronize()
-        samples.append(start.elapsed_time(end) / 1e3 / calls)
-    del graph
-    return statistics.median(samples)
-
-
-def _cpu_seconds(fns: list[Callable[[int], object]], sets: int, reps: int) -> list[float]:
-    """Median seconds per call of each fn. Had two fns read the same set one after the other, the
-    second would find it in cache and look faster; so every call takes the next set of a rotation
-    that all fns share, and the order within a round alternates."""
-    for i in range(min(sets, 3)):
-        for fn in fns:
-            fn(i)
-    samples: list[list[float]] = [[] for _ in fns]
-    turn = 0
-    for r in range(reps):
-        order = range(len(fns)) if r % 2 == 0 else reversed(range(len(fns)))
-        for k in order:
-            t0 = time.perf_counter()
-            fns[k](turn % sets)
-            samples[k].append(time.perf_counter() - t0)
-            turn += 1
-    return [statistics.median(times) for times in samples]
 
 
 def make_inputs(
@@ -213,7 +117,7 @@ def measure(
         return torch.add(*pairs[i])
 
     if device.type != "cuda":
-        ours_s, ref_s = _cpu_seconds([ours, ref], sets, reps)
+        ours_s, ref_s = cpu_seconds([ours, ref], sets, reps)
         return ours_s, ref_s, None, moved, out0
     plain = [torch.empty_like(out0) for _ in range(sets)]
     out = [torch.empty_like(out0) for _ in range(sets)]
@@ -276,70 +180,6 @@ def run(
         if device.type == "cuda":
             torch.cuda.empty_cache()  # the next size's sets need the memory
     return rows
-
-
-def format_table(rows: list[Row]) -> str:
-    head = (
-        f"{'case':<10} {'dtype':<9} {'n':>10} {'sum_double':>12} {'torch.add':>12} {'speed':>6} "
-        f"{'GB/s':>7} {'torch GB/s':>10} {'r+w GB/s':>9} {'% sheet':>7}"
-    )
-    lines = [head, "-" * len(head)]
-    for r in rows:
-        ceiling = "" if r.read_write_gb_s is None else f"{r.read_write_gb_s:9.0f}"
-        pct = "" if r.pct_of_datasheet is None else f"{r.pct_of_datasheet:6.1f}%"
-        lines.append(
-            f"{r.case:<10} {r.dtype:<9} {r.n:>10} {r.ours_us:>9.2f} us {r.torch_add_us:>9.2f} us "
-            f"{r.speedup:>5.3f}x {r.ours_gb_s:>7.0f} {r.torch_add_gb_s:>10.0f} "
-            f"{ceiling:>9} {pct:>7}"
-        )
-    lines.append(
-        "speed = torch.add time / sum_double time (above 1: faster than torch.add); "
-        "GB/s counts a and b read once and the output written once"
-    )
-    return "\n".join(lines)
-
-
-def plot(rows: list[Row], path: str) -> None:
-    import matplotlib  # only --plot needs it; main() has checked it is there
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    panels = list(dict.fromkeys((r.case, r.dtype) for r in rows))
-    cols = min(2, len(panels))
-    nrows = -(-len(panels) // cols)
-    fig, axes = plt.subplots(
-        nrows, cols, figsize=(6.5 * cols, 4.2 * nrows), squeeze=False, sharey=True
-    )
-    for ax in axes.flat[len(panels) :]:
-        ax.set_visible(False)
-    for ax, (case, dname) in zip(axes.flat, panels, strict=False):
-        sel = [r for r in rows if (r.case, r.dtype) == (case, dname)]
-        ns = [r.n for r in sel]
-        ax.plot(ns, [r.ours_gb_s for r in sel], "o-", label="sum_double.add")
-        ax.plot(ns, [r.torch_add_gb_s for r in sel], "s--", label="torch.add")
-        if sel[0].read_write_gb_s is not None:
-            ax.plot(
-                ns,
-                [r.read_write_gb_s for r in sel],
-                ":",
-                color="gray",
-                label="read+write ceiling (torch.neg)",
-            )
-        if sel[0].datasheet_gb_s is not None:
-            ax.axhline(sel[0].datasheet_gb_s, color="red", lw=0.8, label="datasheet")
-        ax.set_xscale("log", base=2)
-        ax.set_xlabel("elements")
-        ax.set_title(dname if case == "same" else f"{case}, {dname}")
-        ax.grid(True, which="both", alpha=0.3)
-    for row in axes:
-        row[0].set_ylabel("GB/s (bytes moved / time)")
-    axes[0][0].legend(loc="upper left")
-    fig.suptitle(
-        f"sum_double {rows[0].sum_double} vs torch.add, {rows[0].device}, torch {rows[0].torch}"
-    )
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
 
 
 def main(argv: list[str] | None = None) -> int:

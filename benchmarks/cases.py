@@ -5,8 +5,8 @@
 forward + backward; inputs that share a transposed layout; one transposed and one not; views that
 start one element past a 16-byte boundary; sizes that are not a multiple of the vector width; the
 seed's n = 1e6; one warm-L2 row for comparison with benchmarks that do not flush. Forward-only
-cases use bench.py's method (CUDA graph replays over rotating input sets after an L2 flush);
-forward + backward is timed with events around 5 steps, after warm-up, median of --reps.
+cases use bench.py's method, from timing.py (CUDA graph replays over rotating input sets after an
+L2 flush); forward + backward is timed with events around 5 steps, after warm-up, median of --reps.
 """
 
 import argparse
@@ -16,7 +16,7 @@ from collections.abc import Callable
 import torch
 
 import sum_double
-from bench import cuda_seconds, input_sets, l2_flush_buffer  # bench.py beside this script
+from timing import cuda_seconds, input_sets, l2_flush_buffer  # timing.py beside this script
 
 
 def fwd_bwd_seconds(add, n: int, reps: int, steps: int = 5) -> float:

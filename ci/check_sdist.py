@@ -12,8 +12,16 @@ import sys
 import tarfile
 
 NEEDED_DIRS = ("src/", "include/", "cuda/", "cmake/", "tests/")
-# benchmarks/bench.py: tests/test_bench.py runs it.
-NEEDED_FILES = {"pyproject.toml", "CMakeLists.txt", "README.md", "LICENSE", "benchmarks/bench.py"}
+# benchmarks/bench.py: tests/test_bench.py runs it; report.py and timing.py: bench.py imports them.
+NEEDED_FILES = {
+    "pyproject.toml",
+    "CMakeLists.txt",
+    "README.md",
+    "LICENSE",
+    "benchmarks/bench.py",
+    "benchmarks/report.py",
+    "benchmarks/timing.py",
+}
 LEFT_OUT = ("benchmarks/results/",)
 
 
