@@ -1,9 +1,10 @@
 """sum_double.add on DTensor: placements, gradients, FSDP2 and tensor parallelism over two ranks.
 
-The ranks are two processes running tests/distributed_worker.py, started once per device by a
-module-scoped fixture (gloo on the CPU; NCCL on cuda:0 and cuda:1 where two GPUs are present), on
-the loopback interface only and within a hard time limit. They run every case; each test here
-reads its case's outcome. The last tests check when the sharding rule is registered.
+The ranks are two processes running tests/distributed_worker.py (its cases: distributed_cases.py
+and distributed_training.py), started once per device by a module-scoped fixture (gloo on the
+CPU; NCCL on cuda:0 and cuda:1 where two GPUs are present), on the loopback interface only and
+within a hard time limit. They run every case; each test here reads its case's outcome. The last
+tests check when the sharding rule is registered.
 """
 
 import json
@@ -18,7 +19,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from distributed_worker import BROADCAST_CASES, MIXED_DTYPE_CASES, PLACEMENT_CASES
+from distributed_cases import BROADCAST_CASES, MIXED_DTYPE_CASES, PLACEMENT_CASES
 
 WORKER = Path(__file__).with_name("distributed_worker.py")
 WORLD_SIZE = 2

@@ -1,0 +1,146 @@
+"""The DTensor case tables: placement pairs, mixed dtypes and broadcast inputs, by case name.
+
+Each case is ``check_placements`` (tests/distributed_placements.py) on one pair of inputs, run on
+the ranks of tests/distributed_worker.py; tests/test_distributed.py parametrizes over the names.
+"""
+
+import itertools
+from collections.abc import Callable
+
+from torch.distributed.device_mesh import DeviceMesh
+
+from distributed_placements import (
+    DTYPES,
+    ROUTES,
+    TORCH_ADD_FOLLOWS_INPUTS,
+    cheapest,
+    check_placements,
+    torch_add_placement,
+)
+
+# On two ranks 4 x 6 splits evenly, 5 x 3 unevenly in both dims (3 + 2 rows, 2 + 1 columns).
+SHAPES = {"even": (4, 6), "uneven": (5, 3)}
+
+
+def _placement_cases() -> dict[str, Callable[[DeviceMesh], None]]:
+    """SHAPE-ROUTE-A+B for every pair of R, P (sum), S0 and S1, and Pavg + Pavg."""
+    cases: dict[str, Callable[[DeviceMesh], None]] = {}
+    pairs = [*itertools.product(["R", "P", "S0", "S1"], repeat=2), ("Pavg", "Pavg")]
+    for (shape_name, shape), route, (pa, pb) in itertools.product(SHAPES.items(), ROUTES, pairs):
+        cases[f"{shape_name}-{route}-{pa}+{pb}"] = lambda mesh, s=shape, r=route, a=pa, b=pb: (
+            check_placements(
+                mesh, r, a, b, cheapest(a, b), shapes=(s, s), want_torch=torch_add_placement(a, b)
+            )
+        )
+    # register_sharding drops a Shard rule that would leave a rank an empty shard, so a dim
+    # smaller than the mesh is gathered, where torch.add keeps it sharded.
+    for route in ROUTES:
+        cases[f"empty_shard-{route}-S0+S0"] = lambda mesh, r=route: check_placements(
+            mesh, r, "S0", "S0", "R", shapes=((1, 3), (1, 3)), want_torch="S0"
+        )
+    return cases
+
+
+# Mixed dtypes (DTYPE_DTYPE-ROUTE-A+B): the placements of one dtype, except that between two shard
+# dims the input of fewer bytes is the one moved. bfloat16 + float16 gives float32.
+MIXED_DTYPE_PAIRS = {
+    ("f32", "bf16"): [
+        ("S0", "S0"),
+        ("S1", "S0"),
+        ("S0", "S1"),
+        ("R", "P"),
+        ("P", "S1"),
+        ("Pavg", "Pavg"),
+    ],
+    ("bf16", "f16"): [("S1", "S0"), ("P", "R"), ("S1", "S1")],
+}
+
+
+def _mixed_dtype_cases() -> dict[str, Callable[[DeviceMesh], None]]:
+    cases: dict[str, Callable[[DeviceMesh], None]] = {}
+    shape = SHAPES["uneven"]
+    for (dta, dtb), pairs in MIXED_DTYPE_PAIRS.items():
+        sizes = (DTYPES[dta].itemsize, DTYPES[dtb].itemsize)
+        # float32 + bfloat16 through both routes, bfloat16 + float16 through the op.
+        routes = ROUTES if dta == "f32" else ["op"]
+        for route, (pa, pb) in itertools.product(routes, pairs):
+            cases[f"{dta}_{dtb}-{route}-{pa}+{pb}"] = (
+                lambda mesh, r=route, a=pa, b=pb, d=(dta, dtb), i=sizes: check_placements(
+                    mesh,
+                    r,
+                    a,
+                    b,
+                    None if TORCH_ADD_FOLLOWS_INPUTS else cheapest(a, b, i),
+                    shapes=(shape, shape),
+                    dtypes=d,
+                    want_torch=torch_add_placement(a, b, i),
+                )
+            )
+    return cases
+
+
+# Broadcast inputs, GROUP[_SHAPES]-ROUTE-A+B (the shapes named unless (B, T, D) + (D,); the group
+# names the dtypes where they differ): the op's placement, and torch.add's from torch 2.12 (the
+# same, but where noted; before 2.12 not checked). B, T, D = 5, 4, 3: uneven, even, uneven.
+BTD, D = (5, 4, 3), (3,)
+BROADCAST = [
+    # The bias add, (B, T, D) + (D,): a shard of x along B or T takes all of the bias, one along D
+    # the bias's own shard.
+    ("bias", "wrapper", BTD, D, "S0", "R", "S0"),
+    ("bias", "wrapper", BTD, D, "S1", "R", "S1"),
+    ("bias", "wrapper", BTD, D, "S2", "R", "S2"),
+    ("bias", "wrapper", BTD, D, "S2", "S0", "S2"),
+    ("bias", "wrapper", BTD, D, "R", "S0", "S2"),  # x cut locally, the bias kept
+    ("bias", "wrapper", BTD, D, "S0", "S0", "S0"),  # the bias gathered, not x moved
+    ("bias", "wrapper", BTD, D, "R", "R", "R"),
+    ("bias", "wrapper", BTD, D, "P", "R", "P"),
+    ("bias", "wrapper", BTD, D, "P", "P", "P"),
+    ("bias", "wrapper", BTD, D, "S0", "P", "S0"),  # the bias all-reduced
+    ("bias", "op", BTD, D, "Pavg", "R", "Pavg"),
+    ("bias", "op", BTD, D, "Pmax", "R", "S0"),  # torch.add: Pmax (BROADCAST_TORCH)
+    ("bias", "op", BTD, D, "R", "Pmax", "S2"),  # torch.add: R (BROADCAST_TORCH)
+    ("bias", "op", D, BTD, "R", "S1", "S1"),
+    ("bias", "op", D, BTD, "S0", "S2", "S2"),
+    # Mixed precision: a float32 residual stream, a bfloat16 bias.
+    ("bias_f32_bf16", "wrapper", BTD, D, "S0", "R", "S0"),
+    ("bias_f32_bf16", "op", BTD, D, "S2", "S0", "S2"),
+    ("bias_bf16_f32", "op", BTD, D, "P", "R", "P"),
+    # Size-1 dims. A shard of a size-1 dim (rank 1's is empty) is gathered.
+    ("size1", "op", (5, 1, 3), (1, 4, 3), "S0", "S1", "S0"),  # the smaller input gathered
+    ("size1", "op", BTD, (5, 1, 3), "S1", "S1", "S1"),
+    ("size1", "op", (5, 4, 1), BTD, "R", "S2", "S2"),
+    ("size1", "op", (5, 4, 1), (1, 1, 3), "S0", "R", "S0"),
+    ("size1", "op", BTD, (5, 4, 1), "S0", "S0", "S0"),
+    ("size1", "wrapper", (1, 3), (5, 1), "S1", "S0", "S0"),  # an outer sum
+    ("size1", "wrapper", (1, 1, 3), BTD, "P", "P", "P"),
+]
+# torch.add's placement where it differs from the op's: R + P(max) all-reduces the partial maxima
+# to a replica, where the op reduce-scatters them into the other's shard (half the traffic).
+BROADCAST_TORCH = {("bias", "R", "Pmax"): "R", ("bias", "Pmax", "R"): "Pmax"}
+
+
+def _shape_name(shape: tuple[int, ...]) -> str:
+    return "x".join(map(str, shape))
+
+
+def _broadcast_cases() -> dict[str, Callable[[DeviceMesh], None]]:
+    cases: dict[str, Callable[[DeviceMesh], None]] = {}
+    for group, route, sa, sb, pa, pb, want in BROADCAST:
+        dtypes = tuple(group.split("_")[1:]) or ("f32", "f32")
+        want_torch = None
+        if TORCH_ADD_FOLLOWS_INPUTS:
+            want = None
+        else:
+            want_torch = BROADCAST_TORCH.get((group, pa, pb), want)
+        name = group if (sa, sb) == (BTD, D) else f"{group}_{_shape_name(sa)}_{_shape_name(sb)}"
+        cases[f"{name}-{route}-{pa}+{pb}"] = (
+            lambda mesh, r=route, s=(sa, sb), a=pa, b=pb, w=want, d=dtypes, t=want_torch: (
+                check_placements(mesh, r, a, b, w, shapes=s, dtypes=d, want_torch=t)
+            )
+        )
+    return cases
+
+
+PLACEMENT_CASES = _placement_cases()
+MIXED_DTYPE_CASES = _mixed_dtype_cases()
+BROADCAST_CASES = _broadcast_cases()

@@ -1,0 +1,199 @@
+"""What placement sum_double.add should give two DTensors, and the check of one pair of inputs.
+
+The expected placements are modelled here (``cheapest``: the op's rule; ``torch_add_placement``:
+torch.add's on the torch running), and ``check_placements`` runs one case of
+tests/distributed_cases.py on the ranks of tests/distributed_worker.py: forward, backward and
+no-grad against torch.add on the same DTensors.
+"""
+
+import torch
+from torch import Tensor
+from torch.distributed.device_mesh import DeviceMesh
+from torch.distributed.tensor import (
+    DTensor,
+    Partial,
+    Placement,
+    Replicate,
+    Shard,
+    distribute_tensor,
+)
+from torch.torch_version import TorchVersion
+
+import sum_double
+from support import assert_bitwise_equal
+
+ROUTES = {"wrapper": sum_double.add, "op": torch.ops.sum_double.add.default}
+PLACEMENTS: dict[str, Placement] = {
+    "R": Replicate(),
+    "P": Partial("sum"),
+    "Pavg": Partial("avg"),
+    "Pmax": Partial("max"),
+    "S0": Shard(0),
+    "S1": Shard(1),
+    "S2": Shard(2),
+}
+DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32, "f64": torch.float64}
+# Before 2.12 torch.add followed the input with more shards (the first on a tie), whatever moving
+# the other cost; from 2.12 on it takes the cheapest common placement, as the op's rule does.
+# Before 2.12 DTensor prices moves otherwise: torch.add keeps its inputs' placement where it can,
+# and for mixed dtypes and broadcast inputs the op's choice among its strategies differs too (the
+# placement is then not checked; values, dtypes and gradients are).
+TORCH_ADD_FOLLOWS_INPUTS = TorchVersion(torch.__version__) < "2.12"
+
+
+def cheapest(a: str, b: str, itemsizes: tuple[int, int] = (4, 4)) -> str:
+    """The common placement of a and b (one shape) that DTensor moves them to for least traffic."""
+    if a == b:
+        return a
+    shards = sorted(p for p in (a, b) if p.startswith("S"))
+    if len(shards) == 2 and itemsizes[0] != itemsizes[1]:
+        # Between two shard dims (one all-to-all either way) the input of fewer bytes moves.
+        return a if itemsizes[0] > itemsizes[1] else b
+    if shards:
+        # A replica is cut locally and partial sums are reduce-scattered into the shard; between
+        # two shard dims of inputs of one dtype the lower dim wins the tie.
+        return shards[0]
+    return "P"  # R + P: the replica is split into partial sums locally, with no communication
+
+
+def torch_add_placement(a: str, b: str, itemsizes: tuple[int, int] = (4, 4)) -> str:
+    """The placement torch.add gives inputs of one shape placed a and b, on the torch running."""
+    if not TORCH_ADD_FOLLOWS_INPUTS:
+        return cheapest(a, b, itemsizes)
+    return b if not a.startswith("S") and b.startswith("S") else a
+
+
+def operand_placement(out: Placement, shape: torch.Size, out_shape: torch.Size) -> Placement:
+    """Where the op's rule has an input of ``shape`` for a result placed ``out`` (not partial).
+
+    A result sharded on a dim takes that dim's shard of an input that has it at full size, and
+    all of one that broadcasts it (broadcasting aligns dims from the right).
+    """
+    if isinstance(out, Shard):
+        dim = out.dim - (len(out_shape) - len(shape))
+        return Shard(dim) if dim >= 0 and shape[dim] == out_shape[out.dim] else Replicate()
+    return out
+
+
+def _dtensor(
+    shape: tuple[int, ...],
+    placement: Placement,
+    mesh: DeviceMesh,
+    seed: int,
+    dtype: torch.dtype = torch.float32,
+) -> DTensor:
+    """Random values, the same on every rank except a partial one's summands."""
+    if placement.is_partial():
+        seed = seed * 2 + mesh.get_local_rank()
+    values = torch.randn(shape, generator=torch.Generator().manual_seed(seed)).to(dtype)
+    values = values.to(mesh.device_type)
+    if placement.is_partial():
+        return DTensor.from_local(values, mesh, [placement], run_check=False)
+    return distribute_tensor(values, mesh, [placement])
+
+
+def _assert_close(actual: Tensor, expected: Tensor, *dtypes: torch.dtype) -> None:
+    """Equal within the rounding of the least precise of ``dtypes``, in which a sum was taken."""
+    eps = max(torch.finfo(dtype).eps for dtype in dtypes)
+    if eps <= torch.finfo(torch.float32).eps:
+        torch.testing.assert_close(actual, expected)
+    else:
+        # Partial sums rounded to float16 or bfloat16 before they were added up: a few ulps of
+        # the largest value, rather than of each element (cancellation makes some small).
+        scale = float(expected.abs().max())
+        torch.testing.assert_close(actual, expected, rtol=4 * eps, atol=4 * eps * scale)
+
+
+def check_placements(
+    mesh: DeviceMesh,
+    route: str,
+    pa: str,
+    pb: str,
+    want: str | None,
+    *,
+    shapes: tuple[tuple[int, ...], tuple[int, ...]],
+    dtypes: tuple[str, str] = ("f32", "f32"),
+    want_torch: str | None,
+) -> None:
+    """Forward, backward and no-grad through ``route`` against torch.add on the same DTensors.
+
+    ``want`` is the op's placement, ``want_torch`` torch.add's on the torch running (None: not
+    known for that torch, so not checked; values, dtypes and gradients are checked all the same).
+    """
+    add = ROUTES[route]
+    da, db = (DTYPES[d] for d in dtypes)
+    a = _dtensor(shapes[0], PLACEMENTS[pa], mesh, seed=1, dtype=da).requires_grad_()
+    b = _dtensor(shapes[1], PLACEMENTS[pb], mesh, seed=2, dtype=db).requires_grad_()
+    out = add(a, b)
+    with torch.no_grad():  # the wrapper skips autograd here: another way into DTensor
+        out_no_grad = add(a, b)
+    ref = torch.add(a, b)
+    grad = _dtensor(out.shape, out.placements[0], mesh, seed=3, dtype=out.dtype)
+    ga, gb = torch.autograd.grad(out, (a, b), grad)
+    ref_grad = (
+        grad
+        if ref.placements == out.placements
+        else _dtensor(ref.shape, ref.placements[0], mesh, seed=3, dtype=ref.dtype)
+    )
+    ref_ga, ref_gb = torch.autograd.grad(ref, (a, b), ref_grad)
+    # torch.add of the inputs moved where the op moved them, for a bitwise reference on any
+    # torch. (Only DTensor itself may turn a replica into partial sums: there is none for P.)
+    moved = None
+    if not out.placements[0].is_partial():
+        moved = torch.add(
+            *(
+                t.redistribute(
+                    placements=[operand_placement(out.placements[0], t.shape, out.shape)]
+                )
+                for t in (a, b)
+            )
+        )
+    full = {k: t.full_tensor() for k, t in dict(out=out, a=a, b=b, grad=grad, ga=ga, gb=gb).items()}
+    # The same on plain tensors: torch.add's values and gradients, computed on each rank alone.
+    fa, fb = (full[k].detach().requires_grad_() for k in ("a", "b"))
+    full_out = torch.add(fa, fb)
+    full_ga, full_gb = torch.autograd.grad(full_out, (fa, fb), full["grad"])
+
+    if want is not None:
+        assert out.placements == (PLACEMENTS[want],), f"{out.placements}, not {PLACEMENTS[want]}"
+    assert out.dtype == torch.promote_types(da, db), f"{out.dtype} for {da} + {db}"
+    assert out_no_grad.placements == out.placements
+    assert_bitwise_equal(out_no_grad.to_local(), out.to_local())
+    if moved is not None:
+        assert_bitwise_equal(out.to_local(), moved.to_local())
+    if PLACEMENTS[pa].is_partial() or PLACEMENTS[pb].is_partial():
+        # The summands are added up in another order than in a + b: equal within rounding.
+        _assert_close(full["out"], full_out.detach(), da, db)
+    else:
+        assert_bitwise_equal(full["out"], full_out.detach())
+    for name, x, g, full_g in (("a", a, ga, full_ga), ("b", b, gb, full_gb)):
+        assert g.shape == x.shape, f"grad of {name}: {g.shape}"
+        assert g.dtype == x.dtype, f"grad of {name}: {g.dtype}"
+        if x.shape == out.shape and x.dtype == out.dtype:
+            # Backward hands the incoming gradient to the input as it is.
+            assert g.placements == grad.placements, f"grad of {name}: {g.placements}"
+            assert_bitwise_equal(g.to_local(), grad.to_local())
+        elif (
+            out.placements[0].is_partial()
+            or (
+                isinstance(out.placements[0], Shard)
+                and operand_placement(out.placements[0], x.shape, out.shape) == Replicate()
+            )
+            or (x.shape != out.shape and mesh.device_type != "cpu")
+        ):
+            # Summed over the broadcast dims shard by shard, then across ranks (or, on a GPU, by
+            # a reduction kernel that may split a shard's sum otherwise than the whole one's).
+            _assert_close(full[f"g{name}"], full_g, x.dtype, out.dtype)
+        else:
+            # Each rank summed (if at all) whole rows of the plain gradient, as torch.add did.
+            assert_bitwise_equal(full[f"g{name}"], full_g)
+    if want_torch is not None:
+        assert ref.placements == (PLACEMENTS[want_torch],), (
+            f"torch {torch.__version__}'s add gave {ref.placements}, not {PLACEMENTS[want_torch]}"
+        )
+    if ref.placements == out.placements:
+        assert ref.dtype == out.dtype
+        assert_bitwise_equal(out.to_local(), ref.to_local())
+        for g, ref_g in ((ga, ref_ga), (gb, ref_gb)):
+            assert g.placements == ref_g.placements, f"{g.placements}, torch's {ref_g.placements}"
+            assert_bitwise_equal(g.to_local(), ref_g.to_local())
