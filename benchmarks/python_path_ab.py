@@ -7,13 +7,12 @@ torch.add's. With ``--other torch`` it is torch.add against itself: the spread o
 """
 
 import argparse
-import statistics
-import time
 from collections.abc import Callable
 
 import torch
 
 import sum_double
+from timing import cpu_seconds  # timing.py beside this script: the bench's CPU method
 
 SETS = 20
 
@@ -28,20 +27,11 @@ OTHERS: dict[str, Callable[[torch.Tensor, torch.Tensor], torch.Tensor]] = {
 def ratio(other: str, n: int, dtype: torch.dtype, reps: int) -> float:
     a = [torch.randn(n, dtype=dtype) for _ in range(SETS)]
     b = [torch.randn(n, dtype=dtype) for _ in range(SETS)]
-    fns = [torch.add, OTHERS[other]]
-    for i in range(3):
-        for fn in fns:
-            fn(a[i], b[i])
-    samples: list[list[float]] = [[], []]
-    turn = 0
-    for r in range(reps):
-        for k in (0, 1) if r % 2 == 0 else (1, 0):
-            i = turn % SETS
-            t0 = time.perf_counter()
-            fns[k](a[i], b[i])
-            samples[k].append(time.perf_counter() - t0)
-            turn += 1
-    return statistics.median(samples[1]) / statistics.median(samples[0])
+    add = OTHERS[other]
+    ref_s, other_s = cpu_seconds(
+        [lambda i: torch.add(a[i], b[i]), lambda i: add(a[i], b[i])], SETS, reps
+    )
+    return other_s / ref_s
 
 
 def main() -> None:
