@@ -39,7 +39,7 @@ for tool in ${SANITIZER_TOOLS:-memcheck racecheck initcheck synccheck}; do
     compute-sanitizer --tool "$tool" ${filter[@]+"${filter[@]}"} --error-exitcode 99 \
     --print-limit 20 "$python" -m pytest -p no:cacheprovider -q -m "cuda and not large" \
     -k "not ($skip)" tests/test_op.py tests/test_views.py tests/test_errors.py \
-    tests/test_autograd.py tests/test_cuda.py \
+    tests/test_autograd.py tests/test_transforms.py tests/test_compile.py tests/test_cuda.py \
     >"$log/sanitizer-$tool.txt" 2>&1; then
     :
   else

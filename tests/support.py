@@ -3,7 +3,7 @@ install's kind."""
 
 import contextlib
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from importlib import metadata
 
 import pytest
@@ -15,6 +15,7 @@ import sum_double
 HAS_CUDA = torch.cuda.is_available()
 CUDA_BUILD = not sum_double._C.cpu_only
 FLOAT_DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
+Add = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
 # Errors cross the stable ABI as codes. torch's own reason for one (e.g. "CUDA out of memory")
 # comes along only if the module was built against torch >= 2.14 headers (2.13's fetch it only for a
 # 2.13 target) and runs on torch >= 2.13 (which added the call that returns it). Worked out here
@@ -23,6 +24,19 @@ TORCH_REASON_CROSSES = (
     TorchVersion(sum_double._C.built_with_torch) >= "2.14"
     and TorchVersion(torch.__version__) >= "2.13"
 )
+
+
+# (a's shape and dtype, b's): a bias add, both sides broadcast, a 0-dim tensor, mixed precision
+# (the residual stream in float32 beside an autocast branch), and both at once.
+MIXED_AND_BROADCAST = [
+    pytest.param(((4, 3, 8), torch.float32), ((8,), torch.float32), id="bias"),
+    pytest.param(((4, 1), torch.float64), ((1, 5), torch.float64), id="outer"),
+    pytest.param(((), torch.float32), ((2, 3), torch.float32), id="0-dim"),
+    pytest.param(((2, 3), torch.float16), ((), torch.float64), id="wider-0-dim"),
+    pytest.param(((6, 5), torch.float32), ((6, 5), torch.bfloat16), id="f32+bf16"),
+    pytest.param(((6, 5), torch.float16), ((6, 5), torch.bfloat16), id="f16+bf16"),
+    pytest.param(((3, 1, 5), torch.bfloat16), ((4, 5), torch.float32), id="bf16-bcast+f32"),
+]
 
 
 def _editable() -> bool:

@@ -7,15 +7,12 @@ import torch
 import torch.autograd.forward_ad as _forward_ad
 from torch import Tensor
 
-from . import _C
+from ._errors import is_out_of_memory, number_error
 from ._fast_route import make_fast_route
 from ._layout import output_strides
 
 _add = torch.ops.sum_double.add.default
 _is_compiling = torch.compiler.is_compiling  # bound once: add() asks on every call
-# Errors cross the stable ABI as codes; torch's reason for one ("CUDA out of memory", ...) comes
-# along only where the headers built against and the torch running both allow it.
-_REASON_CROSSES = _C.torch_reason_in_errors()
 
 
 _DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
@@ -212,54 +209,16 @@ def add(a: Tensor, b: Tensor) -> Tensor:
     # Compiled and FX-traced code records the op itself; None and non-tensors get its error.
     if _is_compiling() or not (isinstance(a, Tensor) and isinstance(b, Tensor)):
         if isinstance(a, Number) or isinstance(b, Number):
-            raise _number_error(a, b)
+            raise number_error(a, b)
         return _add(a, b)
     try:
         return _route(a, b)
     except RuntimeError as e:
         # Errors cross the stable ABI as codes, so torch's OutOfMemoryError arrives as a plain
         # RuntimeError; give it its type back for callers that catch it.
-        if _is_out_of_memory(e, a):
+        if is_out_of_memory(e, a):
             raise torch.OutOfMemoryError(str(e)) from None
         raise
-
-
-def _number_error(a: object, b: object) -> TypeError:
-    """Python numbers follow rules of their own in torch.add (wrapped numbers); the op takes
-    tensors only, so say which argument and how to make it one."""
-    name, number, other = ("a", a, b) if isinstance(a, Number) else ("b", b, a)
-    like = "a" if name == "b" else "b"
-    example = (
-        f"torch.tensor({number!r}, dtype={like}.dtype, device={like}.device)"
-        if isinstance(other, Tensor)
-        else f"torch.tensor({number!r})"
-    )
-    return TypeError(
-        f"sum_double.add(): expected {name} to be a Tensor, but got a Python "
-        f"{type(number).__name__}; pass a tensor, e.g. {example}"
-    )
-
-
-def _is_out_of_memory(error: RuntimeError, a: Tensor) -> bool:
-    """Whether ``error`` from the op is the GPU running out of memory; may raise the real error.
-
-    With torch's reason, the reason says so. Without it, the op still reports that an allocation
-    failed. On a GPU that means out of memory, unless an earlier error is pending on the GPU: that
-    fails every allocation that reaches the driver. Synchronizing raises such an error, and it is
-    raised in place of ``error``, as torch's own ops would raise it.
-    """
-    message = str(error)
-    if "CUDA out of memory" in message:
-        return True
-    if _REASON_CROSSES or not a.is_cuda or "could not allocate memory for" not in message:
-        return False
-    # Synchronizing would invalidate a CUDA graph being captured; the capture fails either way.
-    if not torch.cuda.is_current_stream_capturing():
-        try:
-            torch.cuda.synchronize(a.device)
-        except RuntimeError as pending:
-            raise pending from None
-    return True
 
 
 sum_double_op = add

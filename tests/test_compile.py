@@ -1,0 +1,70 @@
+"""What torch.compile relies on: torch.library.opcheck over the registration (schema, fake
+kernel, autograd, AOT dispatch), and fullgraph compiles that give eager's values and gradients."""
+
+import pytest
+import torch
+
+import sum_double
+from support import MIXED_AND_BROADCAST
+
+
+# opcheck's own AOT test reads .grad of intermediate tensors it makes; that warning is torch's.
+@pytest.mark.filterwarnings("ignore:The .grad attribute of a Tensor that is not a leaf")
+@pytest.mark.parametrize("requires_grad", [False, True])
+@pytest.mark.parametrize(
+    "shape_and_view",
+    [((5,), None), ((), None), ((0, 3), None), ((6, 4), torch.Tensor.t)],
+    ids=["1d", "0d", "empty", "transposed"],
+)
+def test_opcheck(device: str, requires_grad: bool, shape_and_view) -> None:
+    shape, view = shape_and_view
+    a, b = torch.randn(shape, device=device), torch.randn(shape, device=device)
+    if view is not None:
+        a, b = view(a), view(b)
+    a.requires_grad_(requires_grad)  # leaves, strided or not
+    b.requires_grad_(requires_grad)
+    # Schema, fake kernel, autograd registration and AOT dispatch, all checked by torch itself.
+    torch.library.opcheck(torch.ops.sum_double.add.default, (a, b))
+
+
+@pytest.mark.filterwarnings("ignore:The .grad attribute of a Tensor that is not a leaf")
+@pytest.mark.parametrize("requires_grad", [False, True])
+@pytest.mark.parametrize(("a_meta", "b_meta"), MIXED_AND_BROADCAST)
+def test_opcheck_broadcast_and_mixed(
+    device: str, requires_grad: bool, a_meta: tuple, b_meta: tuple
+) -> None:
+    (a_shape, a_dtype), (b_shape, b_dtype) = a_meta, b_meta
+    a = torch.randn(a_shape, device=device, dtype=a_dtype)
+    b = torch.randn(b_shape, device=device, dtype=b_dtype)
+    a.requires_grad_(requires_grad)  # leaves, strided or not
+    b.requires_grad_(requires_grad)
+    # Schema, fake kernel, autograd registration and AOT dispatch, all checked by torch itself.
+    torch.library.opcheck(torch.ops.sum_double.add.default, (a, b))
+
+
+def _fused(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    # Power-of-two scalings are exact, so compiled and eager results must agree bit for bit.
+    return sum_double.add(x * 0.5, y) * 2.0
+
+
+@pytest.mark.parametrize("backend", ["aot_eager", "inductor"])
+def test_torch_compile_fullgraph(device: str, backend: str) -> None:
+    torch._dynamo.reset()
+    compiled = torch.compile(_fused, fullgraph=True, backend=backend)
+    x = torch.randn(8, 3, device=device, requires_grad=True)
+    y = torch.randn(8, 3, device=device, requires_grad=True)
+    out = compiled(x, y)
+    assert torch.equal(out, _fused(x, y))
+    grad = torch.randn_like(out)
+    out.backward(grad)
+    assert torch.equal(x.grad, grad)
+    assert torch.equal(y.grad, 2.0 * grad)
+
+
+def test_torch_compile_rejects_bad_shapes_at_trace() -> None:
+    torch._dynamo.reset()
+    compiled = torch.compile(sum_double.add, fullgraph=True, backend="aot_eager")
+    with pytest.raises(
+        Exception, match=r"shapes of a and b to broadcast, but a: \[3\] and b: \[4\]"
+    ):
+        compiled(torch.randn(3), torch.randn(4))

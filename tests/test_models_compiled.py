@@ -1,0 +1,150 @@
+"""The tiny transformer compiled (aot_eager, inductor), exported and FX-traced: the op stays in
+the graph with its mixed dtypes, and the compiled model trains as the eager one does."""
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+import torch
+from torch import nn
+from torch._dynamo.backends.common import aot_autograd
+from torch._functorch.aot_autograd import make_boxed_func
+from torch._inductor.utils import run_and_get_code
+
+from support import assert_bitwise_equal
+from tiny_transformer import BATCH, TIME, WIDTH, Autocast, train, twins
+
+OP = torch.ops.sum_double.add.default
+
+
+def _op_nodes(gm: torch.fx.GraphModule) -> list[torch.fx.Node]:
+    """The op's calls in ``gm`` and its submodules (export puts autocast regions in those)."""
+    return [
+        node
+        for module in gm.modules()
+        if isinstance(module, torch.fx.GraphModule)
+        for node in module.graph.nodes
+        if node.op == "call_function" and node.target is OP
+    ]
+
+
+def _input_dtypes(node: torch.fx.Node) -> tuple[torch.dtype, ...]:
+    return tuple(arg.meta["val"].dtype for arg in node.args if isinstance(arg, torch.fx.Node))
+
+
+def _mixed(nodes: list[torch.fx.Node]) -> list[torch.fx.Node]:
+    return [n for n in nodes if len(set(_input_dtypes(n))) == 2]
+
+
+def _assert_close(compiled: torch.Tensor, eager: torch.Tensor) -> None:
+    # Compiled code may round differently (inductor fuses away intermediate bf16 roundings), so
+    # compiled is checked against eager to 1e-3 relative, not to the bit.
+    assert torch.isfinite(compiled).all()
+    rel = ((compiled - eager).abs() / eager.abs()).max()
+    assert rel <= 1e-3, f"losses differ by {float(rel):.3g} relative: {compiled} vs {eager}"
+
+
+@pytest.fixture
+def fresh_dynamo() -> Iterator[None]:
+    torch._dynamo.reset()
+    yield
+    torch._dynamo.reset()
+
+
+@pytest.mark.usefixtures("fresh_dynamo")
+def test_compiled_aot_eager_keeps_the_op_and_trains_as_eager(device: str) -> None:
+    ours, _ = twins(device)
+    eager_losses = train(ours, device, torch.bfloat16)
+    compiled_model, _ = twins(device)
+    graphs: dict[str, list[torch.fx.GraphModule]] = {"dynamo": [], "forward": [], "backward": []}
+
+    def keep(kind: str) -> Callable[[torch.fx.GraphModule, Any], Any]:
+        def compiler(gm: torch.fx.GraphModule, example_inputs: Any) -> Any:
+            graphs[kind].append(gm)
+            return make_boxed_func(gm.forward)
+
+        return compiler
+
+    # aot_eager, with each graph kept: Dynamo's, and the forward and backward that AOT autograd
+    # makes of it (where the fake kernel gives every dtype and shape).
+    aot = aot_autograd(fw_compiler=keep("forward"), bw_compiler=keep("backward"))
+
+    def backend(gm: torch.fx.GraphModule, example_inputs: Any) -> Any:
+        graphs["dynamo"].append(gm)
+        return aot(gm, example_inputs)
+
+    compiled = torch.compile(compiled_model, fullgraph=True, backend=backend)
+    compiled_losses = train(compiled_model, device, torch.bfloat16, compiled)
+    assert len(graphs["dynamo"]) == 1  # one graph, no recompilation over the steps
+    assert len(_op_nodes(graphs["dynamo"][0])) == 6  # 2 blocks x (2 residual + 1 bias) adds
+    (forward,) = graphs["forward"]
+    nodes = _op_nodes(forward)
+    assert len(nodes) == 6
+    assert {_input_dtypes(n) for n in _mixed(nodes)} == {
+        (torch.float32, torch.bfloat16),
+        (torch.bfloat16, torch.float32),
+    }
+    _assert_close(compiled_losses, eager_losses)
+
+
+@pytest.mark.usefixtures("fresh_dynamo")
+def test_compiled_inductor_keeps_the_op_and_trains_as_eager(device: str) -> None:
+    # One block, no attention: inductor's C++ compiles dominate on a small CPU machine.
+    ours, _ = twins(device, blocks=1, attention=False)
+    eager_losses = train(ours, device, torch.bfloat16)
+    compiled_model, _ = twins(device, blocks=1, attention=False)
+    compiled = torch.compile(compiled_model, fullgraph=True, backend="inductor")
+    compiled_losses, code = run_and_get_code(
+        lambda: train(compiled_model, device, torch.bfloat16, compiled)
+    )
+    # The op is an extern call in inductor's forward code, once for each of the block's 2 adds
+    # (the backward needs no op: the gradients are the incoming one, reduced and cast).
+    calls = sum(source.count("torch.ops.sum_double.add.default(") for source in code)
+    assert calls == 2, code
+    _assert_close(compiled_losses, eager_losses)
+
+
+def _assert_exported(
+    program: torch.export.ExportedProgram, model: nn.Module, x: torch.Tensor
+) -> None:
+    nodes = _op_nodes(program.graph_module)
+    assert len(nodes) == 6
+    assert len(_mixed(nodes)) == 6  # every add mixes float32 with bfloat16
+    assert_bitwise_equal(program.module()(x), model(x))  # and computes what the module does
+
+
+# torch 2.11's export warns about its own use of pytree's LeafSpec (gone by 2.14).
+IGNORE_LEAFSPEC = pytest.mark.filterwarnings(
+    "ignore:`isinstance.treespec, LeafSpec.` is deprecated:FutureWarning"
+)
+
+
+@IGNORE_LEAFSPEC
+def test_export_records_the_op_with_mixed_dtypes(device: str) -> None:
+    ours, _ = twins(device)
+    model = Autocast(ours, device, torch.bfloat16)
+    x = torch.randn(BATCH, TIME, WIDTH, device=device)
+    exported = torch.export.export(model, (x,), strict=False)
+    _assert_exported(exported, model, x)
+    _assert_exported(exported.run_decompositions(), model, x)  # the ATen IR keeps the op too
+
+
+@IGNORE_LEAFSPEC
+def test_export_with_a_dynamic_batch(device: str) -> None:
+    # As with torch.add: the fake kernel must not specialize the batch (guard on its value).
+    ours, _ = twins(device)
+    model = Autocast(ours, device, torch.bfloat16)
+    x = torch.randn(BATCH, TIME, WIDTH, device=device)
+    batch = torch.export.Dim("batch")
+    exported = torch.export.export(model, (x,), dynamic_shapes={"x": {0: batch}}, strict=False)
+    for n in (BATCH, 3, 4 * WIDTH):
+        _assert_exported(exported, model, torch.randn(n, TIME, WIDTH, device=device))
+
+
+def test_fx_symbolic_trace_records_the_op(device: str) -> None:
+    ours, _ = twins(device)
+    traced = torch.fx.symbolic_trace(ours)
+    assert len(_op_nodes(traced)) == 6
+    x = torch.randn(BATCH, TIME, WIDTH, device=device)
+    with torch.autocast(device, dtype=torch.bfloat16):
+        assert_bitwise_equal(traced(x), ours(x))

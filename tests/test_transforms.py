@@ -1,0 +1,87 @@
+"""torch.func through sum_double.add: grad, jvp, vmap (broadcast and mixed dtypes too), and a
+tensor kept past a transform."""
+
+import pytest
+import torch
+
+from support import Add, assert_bitwise_equal
+
+
+def test_torch_func_transforms(device: str, wrapper: Add) -> None:
+    x, y, t = (torch.randn(5, device=device) for _ in range(3))
+    grad = torch.func.grad(lambda x: wrapper(x, y).sum())(x)
+    assert torch.equal(grad, torch.ones_like(x))
+    _, tangent = torch.func.jvp(lambda x: wrapper(x, y), (x,), (t,))
+    assert torch.equal(tangent, t)
+
+
+def test_a_tensor_kept_past_a_transform_stands_for_its_tensor(device: str, wrapper: Add) -> None:
+    # Inside torch.func.grad, f sees a wrapper of x; kept past the transform, that wrapper is
+    # "dead" and must count as x itself (Function.apply unwraps it), so this is x + x.
+    x = torch.randn(3, device=device, requires_grad=True)
+    kept = []
+
+    def f(t: torch.Tensor) -> torch.Tensor:
+        kept.append(t)
+        return t.sum()
+
+    torch.func.grad(f)(x)
+    wrapper(kept[0], x).sum().backward()
+    assert torch.equal(x.grad, torch.full_like(x, 2.0))
+
+
+def test_vmap(device: str, wrapper: Add) -> None:
+    # The op's vmap rule (no per-example loop: that fallback warns, and warnings fail the suite).
+    x, y = torch.randn(3, 5, device=device), torch.randn(3, 5, device=device)
+    row = torch.randn(5, device=device)
+    assert_bitwise_equal(torch.func.vmap(wrapper)(x, y), torch.add(x, y))
+    assert_bitwise_equal(torch.func.vmap(wrapper, in_dims=(0, None))(x, row), x + row)
+    xt, yt = x.t().contiguous(), y.t().contiguous()
+    assert_bitwise_equal(torch.func.vmap(wrapper, in_dims=(1, 1))(xt, yt), x + y)
+    # vmap over grad and jacrev: the autograd.Function under vmap.
+    per_example = torch.func.vmap(torch.func.grad(lambda x, y: wrapper(x, y).sum()))
+    assert torch.equal(per_example(x, y), torch.ones_like(x))
+    jacobian = torch.func.jacrev(wrapper)(row, row)
+    assert torch.equal(jacobian, torch.eye(5, device=device))
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "in_dims"),
+    [
+        pytest.param((3, 4, 5), (3, 5), (0, 0), id="batched-bias"),
+        pytest.param((3, 4, 5), (5,), (0, None), id="unbatched-bias"),
+        pytest.param((4, 3), (3, 2, 1), (1, 0), id="broadcast-both"),
+        pytest.param((3,), (3, 6), (0, 0), id="batched-0-dim"),
+        pytest.param((2, 4), (), (None, None), id="none-batched"),
+    ],
+)
+@pytest.mark.parametrize(
+    ("a_dtype", "b_dtype"),
+    [
+        (torch.float32, torch.float32),
+        (torch.float32, torch.bfloat16),
+        (torch.float64, torch.float16),
+        (torch.float16, torch.bfloat16),
+    ],
+    ids=str,
+)
+def test_vmap_broadcast_and_mixed(
+    device: str,
+    wrapper: Add,
+    a: tuple,
+    b: tuple,
+    in_dims: tuple,
+    a_dtype: torch.dtype,
+    b_dtype: torch.dtype,
+) -> None:
+    # Per example, torch.add's result (dtype by the per-example dims: a batch of 0-dim tensors
+    # stays 0-dim to each example); the batch dims line up whatever the ranks.
+    if in_dims == (None, None):
+        in_dims = (0, None)
+        a = (1, *a)
+    x = torch.randn(a, device=device, dtype=a_dtype)
+    y = torch.randn(b, device=device, dtype=b_dtype)
+    assert_bitwise_equal(
+        torch.func.vmap(wrapper, in_dims=in_dims)(x, y),
+        torch.func.vmap(torch.add, in_dims=in_dims)(x, y),
+    )
