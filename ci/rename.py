@@ -219,7 +219,7 @@ def rename(root: Path, old: str, new: str) -> None:
     leftovers = find(root, old)
     if leftovers:
         refuse(f"{old!r} is still written here; rename these by hand", leftovers)
-    print("next: the hand edits in docs/make-it-your-own.md, then `git add -A` and the tests")
+    print("next: commit the rename, then the hand edits of docs/make-it-your-own.md, section 3")
 
 
 def main() -> None:
