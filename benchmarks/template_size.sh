@@ -13,7 +13,7 @@ for rev in "${@:-HEAD}"; do
   printf '  %-38s %s\n' \
     "C++ and CUDA (src cpu cuda include)" "$(lines '^(src|cpu|cuda|include)/.*\.(cpp|h|cu|cuh|in)$')" \
     "Python package (src/sum_double*)" "$(lines '^src/sum_double.*\.py$')" \
-    "CMake (root and cmake/)" "$(lines '(CMakeLists\.txt|\.cmake(\.in)?)$' '^(examples|tests|benchmarks)/')" \
+    "CMake (root and cmake/)" "$(lines '^(CMakeLists\.txt|cmake/)')" \
     "  of which the root CMakeLists.txt" "$(git show "$rev:CMakeLists.txt" | wc -l)" \
     "CI scripts (ci/, .ci/)" "$(lines '^(ci|\.ci)/')" \
     "Markdown" "$(lines '\.md$')" \

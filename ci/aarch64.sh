@@ -8,7 +8,7 @@
 #      state (the system's is left alone), and an ARM /proc/cpuinfo for the emulated processes
 #   3. the aarch64 site-packages (torch 2.14.1, the build requirements, the test extras) installed
 #      by the host's pip; the index's aarch64 torch is the CUDA build, with 3 GB of nvidia-* wheels
-#      (steps 2 and 3 are ci/aarch64-sysroot.sh's functions)
+#      (steps 2 and 3 are ci/aarch64-guest.sh's functions)
 #   4. the CPU-only wheel, built by the emulated pip with scikit-build-core; ci/check_binary.py
 #   5. the suite (`python -m pytest`) under emulation, on the NEON loops: every test passes but
 #      the CUDA ones, which must be all that skips; left out, the tests that start fresh Pythons
@@ -57,7 +57,7 @@ emulated() {  # emulated CMD...: the sysroot's Python under qemu, with the aarch
   PYTHONPATH=$installed:$site "$sysroot/usr/bin/python$pyver" "$@"
 }
 
-source "$root/ci/aarch64-sysroot.sh"
+source "$root/ci/aarch64-guest.sh"
 
 host_tools() {
   local want=(g++-aarch64-linux-gnu qemu-user-static)

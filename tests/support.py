@@ -1,5 +1,6 @@
-"""Helpers the test modules share: bitwise comparison against torch, output poisoning, the
-install's kind."""
+"""What the test modules share: the dtypes and the mixed and broadcast cases, bitwise comparison
+against torch, output poisoning, ``check_add`` (the one reference comparison), the install's
+kind."""
 
 import contextlib
 import json

@@ -1,5 +1,6 @@
 """What torch.compile relies on: torch.library.opcheck over the registration (schema, fake
-kernel, autograd, AOT dispatch), and fullgraph compiles that give eager's values and gradients."""
+kernel, autograd, AOT dispatch), fullgraph compiles that give eager's values and gradients, and
+bad shapes refused while tracing."""
 
 import pytest
 import torch

@@ -1,8 +1,9 @@
 """sum_double.add in a model as torch.add is used: mixed precision, residual and bias adds.
 
 The tiny transformer of tiny_transformer.py, trained for a few steps with sum_double.add and, from
-the same weights on the same data, with torch.add: in eager mode the two must agree bit for bit at
-every step, losses and weights. test_models_compiled.py compiles, exports and traces it.
+the same weights on the same data, with torch.add: in eager mode the two must agree bit for bit,
+the loss at every step and the weights after the last. test_models_compiled.py compiles, exports
+and traces it.
 """
 
 import pytest

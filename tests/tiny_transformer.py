@@ -1,7 +1,8 @@
 """The tests' model: a tiny transformer (two blocks of attention and MLP) with a float32 residual
 stream whose branches run under torch.autocast, so each residual add is float32 + bfloat16 (or
 float16), and the MLP's bias is added by broadcasting, bfloat16 (B, T, 4D) + float32 (4D,). Built
-twice from the same weights, with sum_double.add and with torch.add in those adds."""
+twice from the same weights, with sum_double.add and with torch.add in those adds; its data and
+its training loop (AdamW under autocast)."""
 
 from collections.abc import Callable
 from typing import Any

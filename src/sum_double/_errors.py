@@ -8,8 +8,8 @@ from torch import Tensor
 
 from . import _C
 
-# Errors cross the stable ABI as codes; torch's reason for one ("CUDA out of memory", ...) comes
-# along only where the headers built against and the torch running both allow it.
+# torch's reason for an error ("CUDA out of memory", ...) comes along with its code only where the
+# headers built against and the torch running both allow it.
 _REASON_CROSSES = _C.torch_reason_in_errors()
 
 

@@ -214,8 +214,8 @@ def add(a: Tensor, b: Tensor) -> Tensor:
     try:
         return _route(a, b)
     except RuntimeError as e:
-        # Errors cross the stable ABI as codes, so torch's OutOfMemoryError arrives as a plain
-        # RuntimeError; give it its type back for callers that catch it.
+        # torch's OutOfMemoryError arrives as a plain RuntimeError (_errors.py): give it its type
+        # back for callers that catch it.
         if is_out_of_memory(e, a):
             raise torch.OutOfMemoryError(str(e)) from None
         raise

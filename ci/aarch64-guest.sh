@@ -1,7 +1,7 @@
-# The aarch64 side of ci/aarch64.sh, which sources it: the arm64 CPython and libraries of the host's
+# The guest side of ci/aarch64.sh, which sources it: the arm64 CPython and libraries of the host's
 # own release unpacked into a sysroot through a private APT state (the system's is left alone),
-# and the aarch64 site-packages that the host's pip installs for that Python. Uses ci/aarch64.sh's
-# $cache, $sysroot, $site, $out and $work; sets $pyver.
+# and the aarch64 site-packages that the host's pip installs for that Python (aarch64_pip).
+# Uses ci/aarch64.sh's $cache, $sysroot, $site, $out and $work; sets $pyver.
 
 # /proc/cpuinfo's features of the emulated CPU, Neoverse-N1 (QEMU_CPU in ci/aarch64.sh).
 neoverse_n1_features="fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics fphp asimdhp cpuid asimdrdm lrcpc dcpop asimddp ssbs"
