@@ -13,10 +13,11 @@
 #   5. the suite (`python -m pytest`) under emulation, on the NEON loops: every test passes but
 #      the CUDA ones, which must be all that skips; left out, the tests that start fresh Pythons
 #      to check what no CPU changes (test_suite says which)
-#   6. beside the suite, which keeps about one core busy: the CUDA wheel (nvcc of
-#      ci/cuda-toolkit.txt with the cross compiler as its host compiler, the aarch64
-#      cudart_static), ci/check_binary.py, cuobjdump on its op library against the architectures
-#      pyproject.toml lists for aarch64 (ci/cuda_archs.py), and the wheel imported under emulation
+#   6. beside the suite, which keeps about one core busy: the CUDA wheel (the release's CUDA 12.4,
+#      CUDA_TARGET=aarch64 ci/cuda12-toolkit.sh: this machine's nvcc with the cross compiler as
+#      its host compiler, the aarch64 cudart_static), ci/check_binary.py, cuobjdump on its op
+#      library against the architectures that nvcc gives aarch64 (ci/cuda_archs.py), and the
+#      wheel imported under emulation
 #   bash ci/aarch64.sh [OUTDIR]      (OUTDIR keeps the wheels and logs; default: a temporary dir)
 # The wheels need the sysroot's glibc, newer than manylinux_2_28's: test artifacts, never release
 # wheels (docs/releasing.md). Cached between runs on one machine in SUM_DOUBLE_AARCH64_CACHE
@@ -37,8 +38,6 @@ export PIP_CACHE_DIR=${PIP_CACHE_DIR:-$cache/pip}
 sysroot=$cache/sysroot site=$cache/site
 binfmt=/proc/sys/fs/binfmt_misc
 registered="" beside="" installed=""
-# cuobjdump reaches the package index from CUDA 13.2 on; it reads 13.0's binaries.
-cuobjdump_pin=nvidia-cuda-cuobjdump==13.2.51
 # The emulated CPU: Neoverse-N1 (Graviton2, Ampere Altra). qemu's default, "max", has SVE, and
 # GCC 12 crashes compiling the SVE headers of torch's inductor.
 export QEMU_CPU=neoverse-n1 QEMU_LD_PREFIX=$sysroot
@@ -152,17 +151,17 @@ EOF
 
 cuda_wheel() {
   local cudacxx module archs
-  cudacxx=$(PYTHON=$work/tools/bin/python CUDA_TARGET=aarch64 bash ci/cuda-toolkit.sh "$work/cuda")
-  quiet "$work/tools/bin/pip" install -q --disable-pip-version-check --no-deps \
-    --target "$work/cuobjdump" "$cuobjdump_pin"
-  CUDACXX=${cudacxx#CUDACXX=} build_wheel cuda -Ccmake.define.SUM_DOUBLE_CUDA=ON
-  archs=$(python3 ci/cuda_archs.py aarch64)
+  cudacxx=$(CUDA_TARGET=aarch64 bash ci/cuda12-toolkit.sh)
+  cudacxx=${cudacxx#CUDACXX=}
+  CUDACXX=$cudacxx build_wheel cuda -Ccmake.define.SUM_DOUBLE_CUDA=ON
+  archs=$(PATH=$work/tools/bin:$PATH python3 ci/cuda_archs.py --nvcc "$cudacxx" --machine aarch64)
   grep -q "sum_double: CUDA .*archs $archs$" "$out/build-cuda.log" ||
-    { echo "FAIL: not built for pyproject.toml's aarch64 list, $archs" >&2; return 1; }
+    { echo "FAIL: not built for the aarch64 list of $cudacxx, $archs" >&2; return 1; }
   mkdir "$work/cuda-module"
   python3 -m zipfile -e "$wheel" "$work/cuda-module"
   module=$work/cuda-module/sum_double/lib/libsum_double_ops.so
-  python3 ci/cuda_archs.py aarch64 --check "$module" --cuobjdump "$work/cuobjdump/nvidia/cu13/bin/cuobjdump"
+  PATH=$work/tools/bin:$PATH python3 ci/cuda_archs.py --nvcc "$cudacxx" --machine aarch64 \
+    --check "$module" --cuobjdump "$(dirname "$cudacxx")/cuobjdump"
   # It loads on aarch64 without a GPU: the static cudart asks the driver nothing at load time.
   install_wheel cuda "$wheel"
   emulated -m sum_double info | sed 's/^/    /'

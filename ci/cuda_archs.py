@@ -1,12 +1,11 @@
-"""The CUDA architectures pyproject.toml builds for on a platform, and whether a binary holds them.
+"""The CUDA architectures a build with a given nvcc carries, and whether a binary holds them.
 
-    python ci/cuda_archs.py [MACHINE]       e.g. 75-real;80-real;...;120 (default: this machine)
-    python ci/cuda_archs.py MACHINE --check libsum_double_ops.so --cuobjdump PATH/cuobjdump
+    python ci/cuda_archs.py --nvcc NVCC [--machine aarch64]     e.g. 70-real;75-real;...;90
+    python ci/cuda_archs.py --nvcc NVCC --check libsum_double_ops.so --cuobjdump PATH/cuobjdump
 
-The list is CMAKE_CUDA_ARCHITECTURES's default in [tool.scikit-build.cmake.define], replaced by
-that of the last [[tool.scikit-build.overrides]] whose if.platform-machine matches MACHINE (a
-regular expression searched in it), as scikit-build-core resolves it when it builds; the CI checks
-read it here. --check takes the binary that holds the device code, the op library
+The list comes from cmake/CudaArchitectures.cmake, the one place that derives it (from what NVCC
+can build, for the machine's processor), run in CMake's script mode: the CI checks ask it what the
+build should have carried. --check takes the binary that holds the device code, the op library
 (sum_double/lib/libsum_double_ops.so), and fails unless cuobjdump finds in it SASS for each entry
 but the -virtual ones and PTX for each but the -real ones, and nothing else.
 """
@@ -18,33 +17,18 @@ import subprocess
 import sys
 from pathlib import Path
 
-import tomllib
-
-PYPROJECT = Path(__file__).resolve().parent.parent / "pyproject.toml"
+RULE = Path(__file__).resolve().parent.parent / "cmake" / "CudaArchitectures.cmake"
 
 
-def default_list(define: dict) -> str:
-    value = define["CMAKE_CUDA_ARCHITECTURES"]
-    return value["default"] if isinstance(value, dict) else value
-
-
-def archs_for(machine: str) -> str:
-    with PYPROJECT.open("rb") as f:
-        skbuild = tomllib.load(f)["tool"]["scikit-build"]
-    archs = default_list(skbuild["cmake"]["define"])
-    for override in skbuild.get("overrides", []):
-        condition = override["if"]
-        define = override.get("cmake", {}).get("define", {})
-        if "CMAKE_CUDA_ARCHITECTURES" not in define:
-            continue
-        if set(condition) != {"platform-machine"}:
-            sys.exit(
-                f"pyproject.toml: an override of the architectures on {condition}: only "
-                "if.platform-machine is resolved here, so teach archs_for() the new key"
-            )
-        if re.search(condition["platform-machine"], machine):
-            archs = default_list(define)
-    return archs
+def archs_for(nvcc: str, machine: str) -> str:
+    proc = subprocess.run(
+        ["cmake", f"-DNVCC={nvcc}", f"-DPROCESSOR={machine}", "-P", str(RULE)],
+        capture_output=True,
+        text=True,
+    )
+    if proc.returncode != 0:
+        sys.exit(f"{RULE.name} failed for {nvcc}: {proc.stderr.strip()}")
+    return proc.stderr.strip()  # script mode's message() writes to stderr
 
 
 def cuobjdump_list(cuobjdump: str, what: str, binary: str) -> set[str]:
@@ -73,17 +57,18 @@ def check(archs: str, binary: str, cuobjdump: str) -> int:
     if ptx != want_ptx:
         problems.append(f"PTX {sorted(ptx)}, expected {sorted(want_ptx)}")
     for problem in problems:
-        print(f"{binary}: {problem} (pyproject.toml: {archs})", file=sys.stderr)
+        print(f"{binary}: {problem} (the list for this nvcc: {archs})", file=sys.stderr)
     return 1 if problems else 0
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("machine", nargs="?", default=platform.machine())
+    parser.add_argument("--nvcc", required=True, help="the nvcc the build used")
+    parser.add_argument("--machine", default=platform.machine(), help="x86_64 or aarch64")
     parser.add_argument("--check", metavar="LIBRARY", help="a binary to check against the list")
     parser.add_argument("--cuobjdump", default="cuobjdump")
     args = parser.parse_args()
-    archs = archs_for(args.machine)
+    archs = archs_for(args.nvcc, args.machine)
     if not args.check:
         print(archs)
         return 0

@@ -4,7 +4,9 @@
 #   1. examples/downstream-cpp with build isolation: its build finds SumDouble through the
 #      cmake.root entry point alone; then examples/downstream-python beside it in the same venv
 #   2. examples/downstream-cpp without build isolation, against torch 2.13.0+cpu's headers
-#   3. examples/plain-cmake: -DSumDouble_DIR=$(python -m sum_double --cmakedir), no torch in it
+#   3. examples/plain-cmake: -DSumDouble_DIR=$(python -m sum_double --cmakedir), no torch in it,
+#      its CUDA demo linked with the runtime of the CUDA 12.4 toolkit the release uses
+#      (ci/cuda12-toolkit.sh) and of CUDA 13.0 (ci/cuda-toolkit.sh)
 #   bash ci/downstream.sh WHEEL
 # The isolated build installs the newest torch allowed, a CUDA build of some GB, into pip's build
 # environment: that step takes the longest. Where pip does not find torch's +cpu builds by
@@ -60,15 +62,32 @@ not_isolated() {
     --no-build-isolation
   run_pytest "$work/venv" examples/downstream-cpp
 }
-plain_cmake() {  # the venv's Python only says where SumDouble is
-  local dir
+plain_cmake() {  # plain_cmake NAME TOOLKIT: built with that CUDA toolkit; the venv's Python only
+  # says where SumDouble is
+  local dir build=$work/plain-cmake-$1
   dir=$("$work/venv/bin/python" -m sum_double --cmakedir)
-  cmake_build "$work/venv" examples/plain-cmake "$work/plain-cmake" -DSumDouble_DIR="$dir"
-  "$work/venv/bin/ctest" --test-dir "$work/plain-cmake" --output-on-failure
+  cmake_build "$work/venv" examples/plain-cmake "$build" -DSumDouble_DIR="$dir" \
+    -DCUDAToolkit_ROOT="$2"
+  if "$work/venv/bin/python" -c "import sum_double._C as c; assert not c.cpu_only" 2>/dev/null &&
+    [ ! -x "$build/add_cuda_demo" ]; then
+    echo "FAIL: the wheel has CUDA kernels, but the CUDA demo was not built with $2" >&2
+    return 1
+  fi
+  "$work/venv/bin/ctest" --test-dir "$build" --output-on-failure
+}
+plain_cmake_12() {
+  local cudacxx
+  cudacxx=$(bash ci/cuda12-toolkit.sh)
+  plain_cmake cuda12 "$(dirname "$(dirname "${cudacxx#CUDACXX=}")")"
+}
+plain_cmake_13() {
+  PYTHON=$work/venv/bin/python bash ci/cuda-toolkit.sh "$work/cuda13" >/dev/null
+  plain_cmake cuda13 "$work/cuda13/nvidia/cu13"
 }
 
 step "downstream-cpp, isolated" isolated
 step "downstream-python" python_example
 step "downstream-cpp, not isolated" not_isolated
-step "plain-cmake" plain_cmake
+step "plain-cmake, CUDA 12.4 toolkit" plain_cmake_12
+step "plain-cmake, CUDA 13.0 toolkit" plain_cmake_13
 report_steps downstream

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The release build outside a container: what cibuildwheel does in the manylinux one, on any Linux
-# machine with Python and a C++ compiler. A CUDA toolkit is not needed (it comes from the package
-# index) and a system one is hidden, so the recipe is proven here as it runs there.
+# machine with Python, a C++ compiler and apt-get. The CUDA toolkit is the pinned CUDA 12.4 that
+# ci/cuda12-toolkit.sh unpacks (cached) and a system one is hidden, so the recipe is proven here as
+# it runs there. Then the CUDA 13 toolkit from the package index builds the same sdist, as a source
+# build would.
 #   bash ci/release-build.sh OUTDIR          (PYTHON=python3.12 ... builds for that Python)
 # OUTDIR/sdist: the sdist, checked; OUTDIR/dist: the wheel built from it; OUTDIR/wheelhouse: that
-# wheel repaired by auditwheel, checked for binary hygiene and metadata. Then a second build of the
-# same commit from another directory must give a byte-identical wheel.
+# wheel repaired by auditwheel, checked for binary hygiene, device code and metadata. Then a second
+# build of the same commit from another directory must give a byte-identical wheel.
 set -euo pipefail
 mkdir -p "${1:?usage: ci/release-build.sh OUTDIR}"
 out=$(cd "$1" && pwd)
@@ -26,14 +28,14 @@ make_sdist() {
   python ci/check_sdist.py "$sdist"
 }
 
+# cuobjdump for CUDA 13's binaries: on the package index from CUDA 13.2 on; it reads 13.0's.
+cuobjdump13_pin=nvidia-cuda-cuobjdump==13.2.51
+
 cuda_toolkit() {
-  cudacxx=$(PYTHON=python bash ci/cuda-toolkit.sh "$out/cuda")
-  # The aarch64 release builds install the same pins: they must exist for that platform too.
-  quiet pip download -q --disable-pip-version-check --no-deps --only-binary=:all: \
-    --platform manylinux_2_17_aarch64 -d "$out/cuda-aarch64" -r ci/cuda-toolkit.txt
-  echo "    aarch64: $(ls "$out/cuda-aarch64" | wc -l) of $(grep -c '==' ci/cuda-toolkit.txt) pinned wheels found"
+  cudacxx=$(bash ci/cuda12-toolkit.sh)
+  toolkit=$(dirname "$(dirname "${cudacxx#CUDACXX=}")")
   # Whatever CUDA this machine has stays out of sight: PATH loses every directory with an nvcc,
-  # and the variables that point CMake at a toolkit are unset. CUDACXX names the wheels' nvcc.
+  # and the variables that point CMake at a toolkit are unset. CUDACXX names the pinned nvcc.
   if [ -x /usr/bin/nvcc ]; then
     echo "nvcc is in /usr/bin (a distribution's CUDA package): it cannot be hidden from PATH" \
       "without the compiler. Remove that package, or build in a container." >&2
@@ -44,12 +46,24 @@ cuda_toolkit() {
   done | paste -sd:)
 }
 
-build_wheel() {  # build_wheel SOURCE DEST LOG: the release's wheel build
+build_wheel() {  # build_wheel SOURCE DEST LOG [TOOLKIT]: the release's wheel build, with the
+  # pinned toolkit or TOOLKIT (a directory with bin/nvcc)
+  local with=${4:-$toolkit}
   logged "$3" env -u CUDA_HOME -u CUDA_PATH -u CUDAToolkit_ROOT -u CUDAARCHS PATH="$hidden_path" \
-    "$cudacxx" pip wheel --no-deps --disable-pip-version-check -v -w "$2" \
+    CUDACXX="$with/bin/nvcc" pip wheel --no-deps --disable-pip-version-check -v -w "$2" \
     -Ccmake.define.SUM_DOUBLE_CUDA=ON -Ccmake.define.SUM_DOUBLE_WERROR=ON "$1"
   grep "sum_double: CUDA" "$3"
-  grep -q "sum_double: CUDA .* toolkit $out/cuda/" "$3" || { echo "not the wheels' toolkit" >&2; return 1; }
+  grep -q "sum_double: CUDA .* toolkit $with/bin," "$3" || { echo "not $with" >&2; return 1; }
+}
+
+device_code() {  # device_code WHEEL NVCC CUOBJDUMP: the op library holds machine code and PTX for
+  # exactly the architectures cmake/CudaArchitectures.cmake derives from NVCC
+  local unpacked
+  unpacked=$(mktemp -d)
+  python -m zipfile -e "$1" "$unpacked"
+  python ci/cuda_archs.py --nvcc "$2" --check "$unpacked/sum_double/lib/libsum_double_ops.so" \
+    --cuobjdump "$3"
+  rm -rf "$unpacked"
 }
 
 wheel_from_sdist() {
@@ -65,6 +79,9 @@ repair() {
   bash ci/repair-wheel.sh "$wheel" "$out/wheelhouse" 2>"$out/repair.log"
   repaired=$(ls "$out"/wheelhouse/sum_double-*.whl)
   python ci/check_binary.py "$repaired" --forbid "$root" --forbid "$out"
+  device_code "$repaired" "$toolkit/bin/nvcc" "$toolkit/bin/cuobjdump"
+  # What ci/wheel-matrix.sh asks the installed wheel to report.
+  python ci/cuda_archs.py --nvcc "$toolkit/bin/nvcc" >"$out/cuda-archs.txt"
 }
 
 metadata() {
@@ -98,12 +115,38 @@ PY
   return 1
 }
 
+cuda13() {  # CUDA 13 from the package index builds the sdist for every architecture it can; and
+  # its SumDouble::cuda, whose static runtime is 13.0's, is refused by an older toolkit, in words
+  local cuda13=$out/cuda13/nvidia/cu13 unpacked=$out/cuda13-wheel consumer=$out/consumer log
+  PYTHON=python bash ci/cuda-toolkit.sh "$out/cuda13" >/dev/null
+  pip_install "$out/tools" --target "$out/cuobjdump13" "$cuobjdump13_pin"
+  rm -rf "$out/dist-cuda13" "$unpacked" "$consumer"
+  build_wheel "$sdist" "$out/dist-cuda13" "$out/wheel-cuda13.log" "$cuda13"
+  device_code "$out"/dist-cuda13/sum_double-*.whl "$cuda13/bin/nvcc" \
+    "$out/cuobjdump13/nvidia/cu13/bin/cuobjdump"
+  python -m zipfile -e "$out"/dist-cuda13/sum_double-*.whl "$unpacked"
+  mkdir "$consumer"
+  printf '%s\n' "cmake_minimum_required(VERSION 3.26)" "project(consumer LANGUAGES CXX)" \
+    "find_package(SumDouble CONFIG REQUIRED COMPONENTS cuda)" >"$consumer/CMakeLists.txt"
+  log=$out/consumer-cuda12.log
+  if cmake -S "$consumer" -B "$consumer/build12" -DCUDAToolkit_ROOT="$toolkit" \
+    -DSumDouble_DIR="$unpacked/sum_double_cmake/lib/cmake/SumDouble" >"$log" 2>&1; then
+    echo "the CUDA 13 build's SumDouble::cuda was accepted with CUDA 12.4's toolkit" >&2
+    return 1
+  fi
+  grep -A3 "SumDouble::cuda was compiled" "$log" | sed 's/^/    /'
+  logged "$out/consumer-cuda13.log" cmake -S "$consumer" -B "$consumer/build13" \
+    -DCUDAToolkit_ROOT="$cuda13" -DSumDouble_DIR="$unpacked/sum_double_cmake/lib/cmake/SumDouble"
+  echo "    accepted with CUDA 13.0's toolkit"
+}
+
 step "release tools (ci/release-tools.txt)" tools
 export PATH="$out/tools/bin:$PATH"
 step "sdist, and what it holds" make_sdist
-step "CUDA toolkit from the package index (ci/cuda-toolkit.txt)" cuda_toolkit
-step "wheel from the sdist, with the wheels' toolkit only" wheel_from_sdist
-step "auditwheel repair (torch's libraries left out), hygiene" repair
+step "CUDA 12.4 toolkit (ci/cuda12-toolkit.sh)" cuda_toolkit
+step "wheel from the sdist, with the pinned toolkit only" wheel_from_sdist
+step "auditwheel repair (torch's libraries left out), hygiene, device code" repair
 step "metadata: twine, wheel contents, pyproject, cibuildwheel" metadata
 step "reproducible: the checkout's build gives the same bytes" reproducible
+step "CUDA 13 from the package index: the sdist's source build" cuda13
 report_steps "release build ($(basename "$repaired"))"

@@ -7,10 +7,20 @@ if(NOT SUM_DOUBLE_CUDA STREQUAL "OFF")
   include(CheckLanguage)
   check_language(CUDA)
   if(CMAKE_CUDA_COMPILER)
-    # pyproject.toml passes the architectures on every configure (CUDAARCHS overrides them); a
-    # bare `cmake` configure gets CMake's own rule (CUDAARCHS, else the compiler's default).
-    # Checked before enable_language(CUDA), whose test compile stops at an architecture nvcc lacks
-    # with only nvcc's "Unsupported gpu architecture".
+    # The architectures: a -DCMAKE_CUDA_ARCHITECTURES, else CUDAARCHS, else every one torch ships
+    # that this nvcc builds (CudaArchitectures.cmake). The last two are set afresh on each
+    # configure, never cached, so a rebuild in the same build directory keeps no stale list.
+    if(NOT DEFINED CACHE{CMAKE_CUDA_ARCHITECTURES})
+      if(DEFINED ENV{CUDAARCHS})
+        set(CMAKE_CUDA_ARCHITECTURES "$ENV{CUDAARCHS}")
+      else()
+        include(${CMAKE_CURRENT_LIST_DIR}/CudaArchitectures.cmake)
+        sum_double_cuda_architectures(CMAKE_CUDA_ARCHITECTURES "${CMAKE_CUDA_COMPILER}"
+                                      "${CMAKE_SYSTEM_PROCESSOR}")
+      endif()
+    endif()
+    # An architecture nvcc lacks would stop enable_language(CUDA)'s test compile with only nvcc's
+    # "Unsupported gpu architecture".
     execute_process(COMMAND "${CMAKE_CUDA_COMPILER}" --list-gpu-code OUTPUT_VARIABLE _nvcc_codes
                     RESULT_VARIABLE _nvcc_listed ERROR_QUIET)
     foreach(_arch IN LISTS CMAKE_CUDA_ARCHITECTURES)
@@ -19,14 +29,24 @@ if(NOT SUM_DOUBLE_CUDA STREQUAL "OFF")
         string(STRIP "${_nvcc_codes}" _nvcc_codes)
         string(REPLACE "\n" " " _nvcc_codes "${_nvcc_codes}")
         message(FATAL_ERROR "${CMAKE_CUDA_COMPILER} cannot build sm_${_sm} "
-                            "(${CMAKE_CUDA_ARCHITECTURES}); it builds ${_nvcc_codes}. Blackwell "
-                            "needs nvcc >= 12.8, Jetson Thor (sm_110) 13.0; or set CUDAARCHS, "
-                            "e.g. CUDAARCHS='75-real;80-real;86-real;89-real;90'")
+                            "(${CMAKE_CUDA_ARCHITECTURES}); it builds ${_nvcc_codes}. Leave "
+                            "CUDAARCHS unset to build every architecture this nvcc can.")
       endif()
     endforeach()
     enable_language(CUDA)
     find_package(CUDAToolkit REQUIRED)
     set(SUM_DOUBLE_WITH_CUDA ON)
+    # The CUDA runtime linked in, for the build facts and the wheel's SBOM: its own version where
+    # the toolkit records it (version.json: NVIDIA's toolkits, ci/cuda12-toolkit.sh's tree, the
+    # one ci/cuda-toolkit.sh installs), else the toolkit's.
+    set(SUM_DOUBLE_CUDA_RUNTIME_VERSION "${CUDAToolkit_VERSION}")
+    if(EXISTS "${CUDAToolkit_BIN_DIR}/../version.json")
+      file(READ "${CUDAToolkit_BIN_DIR}/../version.json" _versions)
+      string(JSON _cudart ERROR_VARIABLE _no_cudart GET "${_versions}" cuda_cudart version)
+      if(NOT _no_cudart)
+        set(SUM_DOUBLE_CUDA_RUNTIME_VERSION "${_cudart}")
+      endif()
+    endif()
   elseif(SUM_DOUBLE_CUDA STREQUAL "ON")
     message(FATAL_ERROR "SUM_DOUBLE_CUDA=ON but no CUDA compiler was found: put nvcc on PATH or "
                         "set CUDACXX.")
@@ -34,7 +54,7 @@ if(NOT SUM_DOUBLE_CUDA STREQUAL "OFF")
 endif()
 if(SUM_DOUBLE_WITH_CUDA)
   message(STATUS "sum_double: CUDA ${CMAKE_CUDA_COMPILER_VERSION}, toolkit ${CUDAToolkit_BIN_DIR}, "
-                 "archs ${CMAKE_CUDA_ARCHITECTURES}")
+                 "runtime ${SUM_DOUBLE_CUDA_RUNTIME_VERSION}, archs ${CMAKE_CUDA_ARCHITECTURES}")
 else()
   message(WARNING "sum_double: building CPU-only (SUM_DOUBLE_CUDA=${SUM_DOUBLE_CUDA}, no CUDA "
                   "compiler used). CUDA tensors will raise a clear error at run time.")
