@@ -145,7 +145,7 @@ export PATH="$out/tools/bin:$PATH"
 step "sdist, and what it holds" make_sdist
 step "CUDA 12.4 toolkit (ci/cuda12-toolkit.sh)" cuda_toolkit
 step "wheel from the sdist, with the pinned toolkit only" wheel_from_sdist
-step "auditwheel repair (torch's libraries left out), hygiene, device code" repair
+step "repair (torch's libraries left out), hygiene, device code" repair
 step "metadata: twine, wheel contents, pyproject, cibuildwheel" metadata
 step "reproducible: the checkout's build gives the same bytes" reproducible
 step "CUDA 13 from the package index: the sdist's source build" cuda13

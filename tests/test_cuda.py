@@ -3,6 +3,7 @@
 Every test here needs a GPU; on a machine without one they are skipped (conftest.py).
 """
 
+import os
 import subprocess
 import sys
 import threading
@@ -224,3 +225,23 @@ def test_allocation_after_an_earlier_gpu_error_is_that_error() -> None:
     )
     assert child.stdout.startswith("RuntimeError:"), child.stdout + child.stderr
     assert "device-side assert" in child.stdout
+
+
+def test_the_ptx_runs_where_no_machine_code_fits() -> None:
+    # A GPU newer than the build's newest machine code (Blackwell, for the CUDA 12.4 release) runs
+    # its PTX, compiled by the driver. CUDA_FORCE_PTX_JIT=1 makes this GPU do the same; torch's own
+    # kernels are kept out of the child (copies and CPU references only), as they may carry no PTX.
+    if not sum_double._C.cuda_ptx:
+        pytest.skip("this build carries no PTX")
+    script = (
+        "import torch, sum_double\n"
+        "for dtype in (torch.float16, torch.bfloat16, torch.float32, torch.float64):\n"
+        "    a, b = (torch.randn(100_003, dtype=dtype) for _ in range(2))\n"
+        "    out = sum_double.add(a.cuda(), b.cuda()).cpu()\n"
+        "    assert torch.equal(out, torch.add(a, b)), dtype\n"
+    )
+    env = {**os.environ, "CUDA_FORCE_PTX_JIT": "1", "CUDA_CACHE_DISABLE": "1"}
+    proc = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode == 0, proc.stderr

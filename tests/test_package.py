@@ -13,6 +13,7 @@ import torch
 
 import sum_double
 from sum_double import _C
+from sum_double.__main__ import _gpu_code
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -94,6 +95,98 @@ def test_driver_problem(built_with: int, driver: int, problem: str) -> None:
     assert _C._driver_problem(built_with, driver) == problem
 
 
+# The release wheel's list (CUDA 12.4) and a CUDA 13 source build's, as build_info.h spells them.
+ARCHS_12_4 = "70-real,75-real,80-real,86-real,89-real,90"
+ARCHS_13_0 = "75-real,80-real,86-real,89-real,90-real,100-real,120"
+
+
+@pytest.mark.parametrize(
+    ("archs", "capability", "code"),
+    [
+        pytest.param(ARCHS_12_4, (7, 0), "sm_70", id="12.4-sm_70"),
+        pytest.param(ARCHS_12_4, (7, 5), "sm_75", id="12.4-sm_75"),
+        pytest.param(ARCHS_12_4, (8, 0), "sm_80", id="12.4-sm_80"),
+        pytest.param(ARCHS_12_4, (8, 6), "sm_86", id="12.4-sm_86"),
+        # Jetson Orin: the newest machine code of its major at or below its minor.
+        pytest.param(ARCHS_12_4, (8, 7), "sm_86", id="12.4-sm_87"),
+        pytest.param(ARCHS_12_4, (8, 9), "sm_89", id="12.4-sm_89"),
+        # "90" carries machine code and PTX: the machine code wins.
+        pytest.param(ARCHS_12_4, (9, 0), "sm_90", id="12.4-sm_90"),
+        # Blackwell: no machine code of major 10 or 12, so the driver compiles compute_90.
+        pytest.param(ARCHS_12_4, (10, 0), "compute_90", id="12.4-sm_100"),
+        pytest.param(ARCHS_12_4, (12, 0), "compute_90", id="12.4-sm_120"),
+        # Pascal: older than every entry, and PTX never runs on an older GPU.
+        pytest.param(ARCHS_12_4, (6, 0), "", id="12.4-sm_60"),
+        pytest.param(ARCHS_13_0, (12, 0), "sm_120", id="13.0-sm_120"),
+        pytest.param(ARCHS_13_0, (12, 1), "sm_120", id="13.0-sm_121"),
+        pytest.param(ARCHS_13_0, (10, 3), "sm_100", id="13.0-sm_103"),
+        pytest.param(ARCHS_13_0, (7, 0), "", id="13.0-sm_70"),
+        # Thor: compute_120 is newer than it, and no machine code has major 11.
+        pytest.param(ARCHS_13_0, (11, 0), "", id="13.0-sm_110"),
+        pytest.param(ARCHS_13_0, (13, 0), "compute_120", id="13.0-later-gpu"),
+        # Machine code of an older minor of the same major, never of another major.
+        pytest.param("80-real,90", (8, 6), "sm_80", id="sm_86-runs-sm_80"),
+        pytest.param("80-real", (9, 0), "", id="sm_80-not-on-sm_90"),
+        pytest.param("86-real", (8, 0), "", id="sm_86-not-on-sm_80"),
+        pytest.param("80", (9, 0), "compute_80", id="ptx-of-80-on-sm_90"),
+        pytest.param("90-virtual", (9, 0), "compute_90", id="virtual-is-ptx-only"),
+        pytest.param("80-virtual,86-real", (8, 9), "sm_86", id="machine-code-before-ptx"),
+        pytest.param("86-real,80-real", (8, 9), "sm_86", id="newest-machine-code"),
+        pytest.param("90-virtual,80", (10, 0), "compute_90", id="newest-ptx"),
+        pytest.param("", (9, 0), "", id="empty-list"),
+        # CMake resolves "native" only as it compiles: the list does not say.
+        pytest.param("native", (9, 0), "unknown", id="native"),
+        pytest.param("native,80-real", (8, 6), "sm_80", id="native-and-a-match"),
+    ],
+)
+def test_cuda_code_for(archs: str, capability: tuple[int, int], code: str) -> None:
+    # The rule the op's launch error and `info` both follow, for GPUs no machine here has.
+    assert _C._cuda_code_for(*capability, archs) == code
+
+
+REBUILD_FOR = (
+    ". Build sum_double from source for this GPU with a CUDA toolkit whose nvcc builds {sm} (nvcc "
+    "on PATH): CUDAARCHS={number} pip install --no-binary sum-double sum-double (docs/limits.md)"
+)
+
+
+@pytest.mark.parametrize(
+    ("gpu", "archs", "problem"),
+    [
+        pytest.param(
+            ("Tesla P100-PCIE-16GB", 0, 6, 0),
+            ARCHS_12_4,
+            "sum_double.add(): this sum_double has no code that cuda:0 (Tesla P100-PCIE-16GB, "
+            "sm_60) can run: it carries machine code for sm_70, sm_75, sm_80, sm_86, sm_89, sm_90 "
+            "and PTX for compute_90" + REBUILD_FOR.format(sm="sm_60", number=60),
+            id="12.4-sm_60",
+        ),
+        pytest.param(
+            ("NVIDIA H200", 3, 9, 0),
+            "80-real",
+            "sum_double.add(): this sum_double has no code that cuda:3 (NVIDIA H200, sm_90) can "
+            "run: it carries machine code for sm_80 and no PTX"
+            + REBUILD_FOR.format(sm="sm_90", number=90),
+            id="no-ptx",
+        ),
+        pytest.param(
+            ("NVIDIA H200", 0, 9, 0),
+            "native",
+            "sum_double.add(): this sum_double has no code that cuda:0 (NVIDIA H200, sm_90) can "
+            "run: it carries machine code for native and no PTX"
+            + REBUILD_FOR.format(sm="sm_90", number=90),
+            id="native",
+        ),
+        pytest.param(("NVIDIA H200", 0, 9, 0), ARCHS_12_4, "", id="12.4-sm_90"),
+        pytest.param(("NVIDIA B200", 0, 10, 0), ARCHS_12_4, "", id="12.4-sm_100-runs-ptx"),
+    ],
+)
+def test_cuda_arch_problem(gpu: tuple[str, int, int, int], archs: str, problem: str) -> None:
+    # What the op raises instead of CUDA's bare "no kernel image is available for execution on
+    # the device" when the launch fails on a GPU the build has no code for.
+    assert _C._cuda_arch_problem(*gpu, archs) == problem
+
+
 def test_ships_py_typed() -> None:
     assert resources.files("sum_double").joinpath("py.typed").is_file()
 
@@ -133,14 +226,84 @@ def test_cli_info_names_cuda_toolkit_and_driver(info: str) -> None:
         assert "  CUDA driver   not looked for (CPU-only build)\n" in info
         return
     assert re.fullmatch(r"\d+\.\d+\.\d+", _C.cuda_version), _C.cuda_version
-    assert f"  kernels       CPU + CUDA {_C.cuda_version}, archs " in info
-    needed = f"(this build needs CUDA {_C.cuda_version.split('.')[0]} or newer)"
+    runtime = _C.cuda_runtime_version
+    assert runtime is not None
+    assert re.fullmatch(r"\d+\.\d+\.\d+", runtime), runtime
+    assert f"  kernels       CPU + CUDA, runtime {runtime} (nvcc {_C.cuda_version})\n" in info
+    major = int(runtime.split(".")[0])
+    branch = {12: 525, 13: 580}[major]  # NVIDIA's floors, written here apart from the C++ ones
+    needed = f"(this build's CUDA {major} runtime needs driver {branch}+)"
     if driver is None:
         assert not torch.cuda.is_available(), "torch found a GPU, so there is a driver"
         assert f"  CUDA driver   none found {needed}\n" in info
     else:
         assert re.fullmatch(r"\d+\.\d", driver), driver
         assert f"  CUDA driver   supports CUDA {driver} {needed}\n" in info
+
+
+def test_cli_info_lists_machine_code_and_ptx(info: str) -> None:
+    if _C.cpu_only:
+        assert _C.cuda_runtime_version is None
+        assert (_C.cuda_machine_code, _C.cuda_ptx) == ((), ())
+        assert "  machine code  " not in info
+        assert "  PTX           " not in info
+        return
+    # The list read here apart from the C++ parser: "N-real" is machine code only, "N-virtual" PTX
+    # only, "N" both; an entry CMake resolves itself (native) counts as machine code, as it is.
+    machine_code, ptx = [], []
+    for entry in _C.cuda_archs:
+        number, _, kind = entry.partition("-")
+        if not number.isdigit():
+            machine_code.append(entry)
+            continue
+        if kind != "virtual":
+            machine_code.append(f"sm_{number}")
+        if kind != "real":
+            ptx.append(f"compute_{number}")
+    assert _C.cuda_machine_code == tuple(machine_code)
+    assert _C.cuda_ptx == tuple(ptx)
+    assert f"  machine code  {', '.join(machine_code)}\n" in info
+    if ptx:
+        jit = "(for newer GPUs: the first call JIT-compiles it)"
+        assert f"  PTX           {', '.join(ptx)} {jit}\n" in info
+    else:
+        assert "  PTX           none (a GPU that none of the machine code fits cannot run" in info
+
+
+@pytest.mark.parametrize(
+    ("archs", "capability", "words"),
+    [
+        pytest.param(ARCHS_12_4, (9, 0), "sm_90 machine code", id="12.4-sm_90"),
+        pytest.param(ARCHS_12_4, (8, 7), "sm_86 machine code", id="12.4-sm_87"),
+        pytest.param(
+            ARCHS_12_4,
+            (12, 0),
+            "compute_90 PTX, JIT-compiled by the driver on first use",
+            id="12.4-sm_120",
+        ),
+        pytest.param(ARCHS_12_4, (6, 0), "none: this build cannot run on it", id="12.4-sm_60"),
+        pytest.param(ARCHS_13_0, (12, 1), "sm_120 machine code", id="13.0-sm_121"),
+        pytest.param("native", (9, 0), "cannot tell from this build's archs (native)", id="native"),
+    ],
+)
+def test_cli_info_words_for_the_code_a_gpu_runs(
+    archs: str, capability: tuple[int, int], words: str
+) -> None:
+    assert _gpu_code(*capability, tuple(archs.split(","))) == words
+
+
+def test_cli_info_says_which_code_each_gpu_runs(info: str) -> None:
+    count = torch.cuda.device_count()
+    if count == 0:
+        assert "  devices       no CUDA device\n" in info
+    for index in range(count):
+        major, minor = torch.cuda.get_device_capability(index)
+        gpu = f"cuda:{index} {torch.cuda.get_device_name(index)} (sm_{major}{minor})"
+        runs = "no CUDA code (CPU-only build)"
+        if not _C.cpu_only:
+            runs = _gpu_code(major, minor, _C.cuda_archs)
+        label = "  devices       " if index == 0 else " " * 16
+        assert f"{label}{gpu}: {runs}\n" in info
 
 
 def test_cli_info_names_the_wheel_tag(info: str) -> None:

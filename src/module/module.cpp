@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "build_info.h"
+#include "ops/cuda_arch_check.h"
 #include "ops/cuda_driver_check.h"
 #include "ops/library_facts.h"
 
@@ -16,21 +17,7 @@ namespace py = pybind11;
 
 namespace {
 
-// "75-real,80-real" -> ["75-real", "80-real"]. Only CUDA builds have such a list; a CPU-only build
-// leaves it out, or -Wunused-function would warn.
-#if SUM_DOUBLE_WITH_CUDA
-std::vector<std::string> split(const std::string& list) {
-  std::vector<std::string> items;
-  size_t start = 0;
-  while (start < list.size()) {
-    size_t end = list.find(',', start);
-    if (end == std::string::npos) end = list.size();
-    if (end > start) items.push_back(list.substr(start, end - start));
-    start = end + 1;
-  }
-  return items;
-}
-#endif
+py::tuple to_tuple(const std::vector<std::string>& items) { return py::tuple(py::cast(items)); }
 
 // The newest CUDA the installed NVIDIA driver supports, e.g. "13.0"; None without a driver, and in
 // a CPU-only build, which does not look.
@@ -61,12 +48,17 @@ PYBIND11_MODULE(_C, m, py::mod_gil_not_used()) {
 #if SUM_DOUBLE_WITH_CUDA
   m.attr("cpu_only") = false;
   m.attr("cuda_version") = SUM_DOUBLE_CUDA_VERSION;
-  m.attr("cuda_archs") = py::tuple(py::cast(split(SUM_DOUBLE_CUDA_ARCHS)));
+  m.attr("cuda_runtime_version") = SUM_DOUBLE_CUDA_RUNTIME_VERSION;
 #else
   m.attr("cpu_only") = true;
   m.attr("cuda_version") = py::none();
-  m.attr("cuda_archs") = py::tuple();
+  m.attr("cuda_runtime_version") = py::none();
 #endif
+  // A CPU-only build's list is empty, and so are these.
+  const sum_double::CudaCode code = sum_double::cuda_code_in(SUM_DOUBLE_CUDA_ARCHS);
+  m.attr("cuda_archs") = to_tuple(sum_double::split_cuda_archs(SUM_DOUBLE_CUDA_ARCHS));
+  m.attr("cuda_machine_code") = to_tuple(code.machine_code);
+  m.attr("cuda_ptx") = to_tuple(code.ptx);
   m.def("cuda_driver_version", &cuda_driver_version,
         "The newest CUDA the installed NVIDIA driver supports, e.g. '13.0'; None without a driver "
         "or in a CPU-only build.");
@@ -78,4 +70,18 @@ PYBIND11_MODULE(_C, m, py::mod_gil_not_used()) {
   m.def("_driver_problem", &sum_double::driver_problem, py::arg("built_with"), py::arg("driver"),
         "What sum_double.add() raises for this CUDA runtime and driver version (CUDART_VERSION, "
         "cudaDriverGetVersion encoding: 13000 is 13.0); '' when the driver can run it.");
+  m.def("_oldest_driver_branch", &sum_double::oldest_driver_branch, py::arg("cuda_major"),
+        "The oldest Linux NVIDIA driver branch that runs a CUDA runtime of this major release "
+        "(12: 525, 13: 580); 0 for one it does not know.");
+  // Likewise the architecture rule (cuda_arch_check.h), for GPUs and lists no machine here has;
+  // `python -m sum_double info` asks it which code each GPU runs.
+  m.def("_cuda_code_for", &sum_double::cuda_code_for, py::arg("major"), py::arg("minor"),
+        py::arg("archs"),
+        "The code of `archs` (comma-separated CMake entries) a GPU of compute capability "
+        "major.minor runs: 'sm_80' (machine code), 'compute_90' (PTX), '' (none), or 'unknown' "
+        "when the list holds an entry the rule cannot read, e.g. 'native'.");
+  m.def("_cuda_arch_problem", &sum_double::cuda_arch_problem, py::arg("gpu_name"),
+        py::arg("device"), py::arg("major"), py::arg("minor"), py::arg("archs"),
+        "What sum_double.add() raises when cuda:<device> finds no code of `archs` to run; '' when "
+        "it has some.");
 }

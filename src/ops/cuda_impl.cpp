@@ -1,5 +1,5 @@
 // torch.ops.sum_double.add for CUDA tensors: driver check, validate, device guard, current stream,
-// early return when empty, launch, launch check.
+// early return when empty, launch, launch check (naming a GPU this build has no code for).
 
 #include <cuda_runtime_api.h>
 #include <torch/csrc/stable/accelerator.h>
@@ -10,6 +10,8 @@
 #include <utility>
 
 #include "add_op.h"
+#include "build_info.h"
+#include "cuda_arch_check.h"
 #include "cuda_driver_check.h"
 #include "sum_double/add_cuda.h"
 #include "sum_double/cuda_stream.h"
@@ -33,6 +35,24 @@ void check_driver() {
   SUM_DOUBLE_CHECK(problem.empty(), problem);
 }
 
+// A GPU this build carries no code for fails its launch with CUDA's bare "no kernel image is
+// available for execution on the device"; this names the GPU, what the build carries and the fix.
+// Some drivers say "invalid device function" instead, which other mistakes also cause, so both go
+// through the rule, and the message replaces CUDA's only where the rule agrees. Not
+// cudaErrorUnsupportedPtxVersion: there the GPU has PTX to run and the driver is too old to compile
+// it, which CUDA's own words say. Called only when a launch failed: the hot path asks nothing more.
+void check_arch(cudaError_t status, int32_t device) {
+  if (status != cudaErrorNoKernelImageForDevice && status != cudaErrorInvalidDeviceFunction) return;
+  cudaDeviceProp props{};
+  if (cudaGetDeviceProperties(&props, device) != cudaSuccess) {
+    cudaGetLastError();  // not left behind for the next launch check; CUDA's own error follows
+    return;
+  }
+  const std::string problem =
+      cuda_arch_problem(props.name, device, props.major, props.minor, SUM_DOUBLE_CUDA_ARCHS);
+  SUM_DOUBLE_CHECK(problem.empty(), problem);
+}
+
 Tensor add_cuda_op(const Tensor& a, const Tensor& b) {
   check_driver();  // first: with the wrong driver, nothing else here can work
   const Inputs inputs = check_inputs(a, b);
@@ -42,6 +62,7 @@ Tensor add_cuda_op(const Tensor& a, const Tensor& b) {
   Operands operands = make_operands(a, b, inputs);
   if (operands.plan.numel == 0) return std::move(operands.out);
   const cudaError_t status = add_cuda(operands.plan, stream);
+  if (status != cudaSuccess) check_arch(status, device);
   SUM_DOUBLE_CHECK(status == cudaSuccess,
                    "sum_double.add(): CUDA kernel launch failed on cuda:", device, ": ",
                    cudaGetErrorString(status));

@@ -12,6 +12,7 @@ python benchmarks/bench.py --help, from a checkout.
 """
 
 import argparse
+import json
 import statistics
 import sys
 import time
@@ -34,13 +35,45 @@ def _device_label(device: torch.device) -> str:
 
 
 def _driver_line() -> str:
-    if _C.cuda_version is None:  # a CPU-only build
+    if _C.cuda_runtime_version is None:  # a CPU-only build
         return "not looked for (CPU-only build)"
-    # cudart is linked in, so the driver must support this major release (minor versions of one
+    # cudart is linked in, so the driver must support its major release (minor versions of one
     # major run on its oldest driver); torch's own CUDA does not matter here.
-    needed = f"this build needs CUDA {_C.cuda_version.split('.')[0]} or newer"
+    major = int(_C.cuda_runtime_version.split(".")[0])
+    needed = f"this build's CUDA {major} runtime needs driver {_C._oldest_driver_branch(major)}+"
     driver = _C.cuda_driver_version()
     return f"supports CUDA {driver} ({needed})" if driver else f"none found ({needed})"
+
+
+def _ptx_line() -> str:
+    if not _C.cuda_ptx:
+        return "none (a GPU that none of the machine code fits cannot run this build)"
+    return f"{', '.join(_C.cuda_ptx)} (for newer GPUs: the first call JIT-compiles it)"
+
+
+def _gpu_code(major: int, minor: int, archs: tuple[str, ...]) -> str:
+    """Which code of a build with these CUDA archs a GPU of compute capability major.minor runs, in
+    words; the rule is the C++ one (_C._cuda_code_for), which the op's launch error follows too."""
+    code = _C._cuda_code_for(major, minor, ",".join(archs))
+    if code.startswith("sm_"):
+        return f"{code} machine code"
+    if code.startswith("compute_"):
+        return f"{code} PTX, JIT-compiled by the driver on first use"
+    if code == "unknown":
+        return f"cannot tell from this build's archs ({', '.join(archs)})"
+    return "none: this build cannot run on it"
+
+
+def _device_lines() -> list[str]:
+    lines = []
+    for index in range(torch.cuda.device_count()):
+        major, minor = torch.cuda.get_device_capability(index)
+        gpu = f"cuda:{index} {torch.cuda.get_device_name(index)} (sm_{major}{minor})"
+        runs = "no CUDA code (CPU-only build)"
+        if not _C.cpu_only:
+            runs = _gpu_code(major, minor, _C.cuda_archs)
+        lines.append(f"{gpu}: {runs}")
+    return lines or ["no CUDA device"]
 
 
 def _wheel_tags() -> list[str]:
@@ -53,6 +86,25 @@ def _wheel_tags() -> list[str]:
     return [line.removeprefix("Tag:").strip() for line in lines if line.startswith("Tag:")]
 
 
+# The wheel's SBOM (cmake/Sbom.cmake), in its dist-info.
+_SBOM = "sboms/sum_double.cdx.json"
+
+
+def _cuda_runtime_line() -> str:
+    """The CUDA runtime linked in, as the wheel's SBOM names it: info and the SBOM cannot differ."""
+    try:
+        sbom = metadata.distribution("sum-double").read_text(_SBOM)
+    except metadata.PackageNotFoundError:  # e.g. a bare CMake build put on sys.path
+        sbom = None
+    if sbom is None:
+        return "not recorded (not installed from a wheel)"
+    for part in json.loads(sbom).get("components", []):
+        if part.get("bom-ref") == "cudart_static":
+            licenses = ", ".join(choice["license"]["name"] for choice in part["licenses"])
+            return f"{part['name']} {part['version']}, linked statically; license: {licenses}"
+    return "none (CPU-only build)"
+
+
 def info() -> int:
     print(f"sum-double {sum_double.__version__}")
     print(f"  built against torch {_C.built_with_torch} (stable ABI target {_C.stable_abi_target})")
@@ -60,14 +112,20 @@ def info() -> int:
     if _C.cpu_only:
         print("  kernels       CPU only (built without a CUDA compiler)")
     else:
-        print(f"  kernels       CPU + CUDA {_C.cuda_version}, archs {', '.join(_C.cuda_archs)}")
+        runtime = f"runtime {_C.cuda_runtime_version} (nvcc {_C.cuda_version})"
+        print(f"  kernels       CPU + CUDA, {runtime}")
+        print(f"  machine code  {', '.join(_C.cuda_machine_code) or 'none'}")
+        print(f"  PTX           {_ptx_line()}")
+    print(f"  CUDA runtime  {_cuda_runtime_line()}")
     print(f"  CPU loops     {_C.cpu_isa()}")
     print(f"  CUDA driver   {_driver_line()}")
     print(f"  wheel         {', '.join(_wheel_tags()) or 'not installed from a wheel'}")
     print(f"  module        {_C.__file__}")
     print(f"  op library    {sum_double.library_path()}")
-    gpus = [_device_label(torch.device("cuda", i)) for i in range(torch.cuda.device_count())]
-    print(f"  devices       {'; '.join(gpus) if gpus else 'no CUDA device'}")
+    devices = _device_lines()  # one line each, under the first
+    print(f"  devices       {devices[0]}")
+    for line in devices[1:]:
+        print(f"                {line}")
     return 0
 
 
