@@ -6,6 +6,8 @@
 #     bash benchmarks/cuda_runtime_ab.sh NVCC_A NVCC_B OUTDIR [ROUNDS]
 # e.g. NVCC_A=.cuda12/bin/nvcc (the release's CUDA 12.4, ci/cuda12-toolkit.sh) against the
 # machine's CUDA 13 nvcc. Needs a GPU and the build requirements installed (no build isolation).
+# OPS_A=libsum_double_ops.so: build a's op library (all of its CUDA code) is that file, built
+# elsewhere from the same commit, for a toolkit that cannot build on this machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 nvcc=([a]="$(realpath "$1")" [b]="$(realpath "$2")")
@@ -19,6 +21,9 @@ for build in a b; do
   echo "==> building with ${nvcc[$build]}"
   CUDACXX=${nvcc[$build]} "$python" -m pip install -q --no-build-isolation --no-deps \
     --target "$site/$build" -Cbuild-dir="build/ab-$build" .
+  if [ $build = a ] && [ -n "${OPS_A:-}" ]; then
+    cp "$OPS_A" "$site/a/sum_double/lib/libsum_double_ops.so"
+  fi
   PYTHONPATH=$site/$build "$python" -m sum_double info | grep -E "kernels|CUDA runtime"
 done
 for ((round = 1; round <= rounds; round++)); do
