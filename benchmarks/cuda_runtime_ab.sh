@@ -9,12 +9,13 @@
 # OPS_A=libsum_double_ops.so: build a's op library (all of its CUDA code) is that file, built
 # elsewhere from the same commit, for a toolkit that cannot build on this machine.
 set -euo pipefail
+declare -A nvcc=([a]="$(realpath "$1")" [b]="$(realpath "$2")")
+mkdir -p "$3"
+out=$(realpath "$3")
+[ -z "${OPS_A:-}" ] || OPS_A=$(realpath "$OPS_A")
 cd "$(dirname "$0")/.."
-nvcc=([a]="$(realpath "$1")" [b]="$(realpath "$2")")
-out=$3
 rounds=${4:-3}
 python=${PYTHON:-python3}
-mkdir -p "$out"
 site=$(mktemp -d)
 trap 'rm -rf "$site"' EXIT
 for build in a b; do

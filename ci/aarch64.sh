@@ -155,6 +155,7 @@ cuda_wheel() {
   cudacxx=${cudacxx#CUDACXX=}
   CUDACXX=$cudacxx build_wheel cuda -Ccmake.define.SUM_DOUBLE_CUDA=ON
   archs=$(PATH=$work/tools/bin:$PATH python3 ci/cuda_archs.py --nvcc "$cudacxx" --machine aarch64)
+  [ "$archs" = "80-real;90" ] || { echo "FAIL: the aarch64 release list changed: $archs" >&2; return 1; }
   grep -q "sum_double: CUDA .*archs $archs$" "$out/build-cuda.log" ||
     { echo "FAIL: not built for the aarch64 list of $cudacxx, $archs" >&2; return 1; }
   mkdir "$work/cuda-module"

@@ -34,17 +34,24 @@ dir=${1:-$cache/toolkit-$host-$target}
 mkdir -p "$cache/debs" "$(dirname "$dir")"
 dir=$(cd "$(dirname "$dir")" && pwd)/$(basename "$dir")
 
-# What this tree is made of: a tree whose stamp differs is made again.
-stamp="$(sha256sum <"$pins" | cut -d' ' -f1) host=$host target=$target"
-if [ "$(cat "$dir/.pins" 2>/dev/null)" = "$stamp" ]; then
+# What this tree is made of (the pins and this script): a tree whose stamp differs is made again.
+stamp="$(cat "$pins" "$0" | sha256sum | cut -d' ' -f1) host=$host target=$target"
+made_before() {
+  [ "$(cat "$dir/.pins" 2>/dev/null)" = "$stamp" ] || return 1
   echo "    CUDA 12 toolkit made before from the same pins: $dir" >&2
   echo "CUDACXX=$dir/bin/nvcc"
-  exit 0
+}
+made_before && exit 0
+# Only a tree this script made is ever replaced: DIR may be a path the caller got wrong.
+if [ -e "$dir" ] && [ ! -f "$dir/.made-by-cuda12-toolkit" ]; then
+  fail "$dir exists and is not a toolkit this script made: give another DIR, or remove it"
 fi
 
-# One run at a time per tree; a second waits, then finds the first's tree.
-exec 9>"$dir.lock"
+# One run at a time per cache (the packages, the APT state); a second waits, then finds the
+# first's tree.
+exec 9>"$cache/lock"
 flock 9
+made_before && exit 0
 
 pinned() {  # pinned PACKAGE ARCH: "version sha256" of that package in the pins
   awk -v p="$1" -v a="$2" '$1 == p && $3 == a {print $2, $4}' "$pins"
@@ -66,8 +73,9 @@ apt_update() {  # trixie's package lists, read into the private state once per r
   updated=1
 }
 
-fetch() {  # fetch PACKAGE ARCH: the pinned .deb, checked, in the cache; prints its path
-  local pkg=$1 arch=$2 version sum deb got
+fetch() {  # fetch PACKAGE ARCH: the pinned .deb, checked, in the cache; sets $deb to its path
+  # (in this shell, not a subshell: fail must stop the script, and apt_update run once)
+  local pkg=$1 arch=$2 version sum got
   read -r version sum <<<"$(pinned "$pkg" "$arch")"
   [ -n "$sum" ] || fail "$pkg for $arch is not pinned in ci/cuda12-toolkit.txt"
   deb=$cache/debs/${pkg}_${version}_$arch.deb
@@ -85,11 +93,12 @@ longer has that version (it keeps only its current one), pin the new one in ci/c
 deleted, not used. A broken download passes on a retry; a changed package needs a look first."
     fi
   fi
-  echo "$deb"
 }
 
-# Everything is unpacked into a staging directory beside DIR, which becomes DIR only when complete.
-stage=$(mktemp -d "$dir.partial.XXXXXX")
+# Everything is unpacked into a staging directory in the cache, which becomes DIR only when
+# complete (moved, or copied where DIR is on another file system).
+stage=$(mktemp -d "$cache/partial.XXXXXX")
+chmod 755 "$stage"
 trap 'rm -rf "$stage"' EXIT
 unpack() {  # unpack DEB [MEMBER...]: the package's files (only MEMBERs, if given) into $stage/deb
   mkdir -p "$stage/deb"
@@ -98,18 +107,22 @@ unpack() {  # unpack DEB [MEMBER...]: the package's files (only MEMBERs, if give
 }
 
 echo "    CUDA 12 toolkit into $dir (compiler: $host, runtime: $target)" >&2
-unpack "$(fetch nvidia-cuda-toolkit "$host")" ./usr/bin ./usr/lib/nvidia-cuda-toolkit/bin \
+fetch nvidia-cuda-toolkit "$host"
+unpack "$deb" ./usr/bin ./usr/lib/nvidia-cuda-toolkit/bin \
   ./usr/lib/nvidia-cuda-toolkit/libdevice ./usr/include/nvvm.h \
   ./usr/share/doc/nvidia-cuda-toolkit/copyright
 lib=./usr/lib/$triplet
 # Of the 930 MB of libraries and headers, what a CUDA runtime build needs: headers, the static
 # runtime, and the stub libcuda.so that CMake's FindCUDAToolkit looks for.
-unpack "$(fetch nvidia-cuda-dev "$target")" ./usr/include "$lib/libcudart_static.a" \
+fetch nvidia-cuda-dev "$target"
+unpack "$deb" ./usr/include "$lib/libcudart_static.a" \
   "$lib/libcudadevrt.a" "$lib/libculibos.a" "$lib/stubs/libcuda.so"
 # The shared runtime: FindCUDAToolkit wants a libcudart.so even when the static one is linked.
-unpack "$(fetch libcudart12 "$target")" "$lib"
+fetch libcudart12 "$target"
+unpack "$deb" "$lib"
 # libcu++ (<cuda/std/...>, <nv/target>), which cuda_fp16.h includes: Debian packages it apart.
-unpack "$(fetch libcu++-dev all)" ./usr/include
+fetch libcu++-dev all
+unpack "$deb" ./usr/include
 
 # NVIDIA's layout, so that nvcc, CMake and a downstream CUDAToolkit_ROOT find everything.
 from=$stage/deb
@@ -144,7 +157,8 @@ cat >"$stage/version.json" <<EOF
 EOF
 rm -rf "$from"
 "$stage/bin/nvcc" --version | tail -n 2 >&2 || fail "the unpacked nvcc does not run on this machine"
-echo "$stamp" >"$stage/.pins"
+touch "$stage/.made-by-cuda12-toolkit"
 rm -rf "$dir"
-mv "$stage" "$dir"
+mv "$stage" "$dir"  # within one file system a rename; across two, mv copies, then removes
+echo "$stamp" >"$dir/.pins"  # last: a tree without it is made again
 echo "CUDACXX=$dir/bin/nvcc"

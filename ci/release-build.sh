@@ -80,8 +80,11 @@ repair() {
   repaired=$(ls "$out"/wheelhouse/sum_double-*.whl)
   python ci/check_binary.py "$repaired" --forbid "$root" --forbid "$out"
   device_code "$repaired" "$toolkit/bin/nvcc" "$toolkit/bin/cuobjdump"
-  # What ci/wheel-matrix.sh asks the installed wheel to report.
+  # What ci/wheel-matrix.sh asks the installed wheel to report; written out here as well, so that
+  # an edit of cmake/CudaArchitectures.cmake that changes the release's list cannot pass unseen.
   python ci/cuda_archs.py --nvcc "$toolkit/bin/nvcc" >"$out/cuda-archs.txt"
+  [ "$(cat "$out/cuda-archs.txt")" = "70-real;75-real;80-real;86-real;89-real;90" ] ||
+    { echo "the release's list changed: $(cat "$out/cuda-archs.txt")" >&2; return 1; }
 }
 
 metadata() {
@@ -134,7 +137,8 @@ cuda13() {  # CUDA 13 from the package index builds the sdist for every architec
     echo "the CUDA 13 build's SumDouble::cuda was accepted with CUDA 12.4's toolkit" >&2
     return 1
   fi
-  grep -A3 "SumDouble::cuda was compiled" "$log" | sed 's/^/    /'
+  grep -A3 "SumDouble::cuda was compiled" "$log" | sed 's/^/    /' ||
+    { echo "refused, but not for the toolkit's age:" >&2; tail -n 30 "$log" >&2; return 1; }
   logged "$out/consumer-cuda13.log" cmake -S "$consumer" -B "$consumer/build13" \
     -DCUDAToolkit_ROOT="$cuda13" -DSumDouble_DIR="$unpacked/sum_double_cmake/lib/cmake/SumDouble"
   echo "    accepted with CUDA 13.0's toolkit"

@@ -29,8 +29,10 @@ if(NOT SUM_DOUBLE_CUDA STREQUAL "OFF")
         string(STRIP "${_nvcc_codes}" _nvcc_codes)
         string(REPLACE "\n" " " _nvcc_codes "${_nvcc_codes}")
         message(FATAL_ERROR "${CMAKE_CUDA_COMPILER} cannot build sm_${_sm} "
-                            "(${CMAKE_CUDA_ARCHITECTURES}); it builds ${_nvcc_codes}. Leave "
-                            "CUDAARCHS unset to build every architecture this nvcc can.")
+                            "(${CMAKE_CUDA_ARCHITECTURES}); it builds ${_nvcc_codes}. The list "
+                            "came from CUDAARCHS or CMAKE_CUDA_ARCHITECTURES (perhaps cached in "
+                            "this build directory): unset both, or configure with "
+                            "-UCMAKE_CUDA_ARCHITECTURES, to build every architecture it can.")
       endif()
     endforeach()
     enable_language(CUDA)
@@ -47,9 +49,12 @@ if(NOT SUM_DOUBLE_CUDA STREQUAL "OFF")
         set(SUM_DOUBLE_CUDA_RUNTIME_VERSION "${_cudart}")
       endif()
     endif()
-  elseif(SUM_DOUBLE_CUDA STREQUAL "ON")
-    message(FATAL_ERROR "SUM_DOUBLE_CUDA=ON but no CUDA compiler was found: put nvcc on PATH or "
-                        "set CUDACXX.")
+  elseif(SUM_DOUBLE_CUDA STREQUAL "ON" OR DEFINED ENV{CUDACXX})
+    # A CUDACXX that fails asks for CUDA as plainly as ON does: no quiet CPU-only build.
+    message(FATAL_ERROR "No working CUDA compiler (SUM_DOUBLE_CUDA=${SUM_DOUBLE_CUDA}, "
+                        "CUDACXX=$ENV{CUDACXX}): put nvcc on PATH or set CUDACXX. If it is set, "
+                        "its test compile failed: CMakeFiles/CMakeConfigureLog.yaml in the build "
+                        "directory says why (nvcc 12.x takes GCC <= 13: set CUDAHOSTCXX).")
   endif()
 endif()
 if(SUM_DOUBLE_WITH_CUDA)

@@ -40,7 +40,9 @@ def _driver_line() -> str:
     # cudart is linked in, so the driver must support its major release (minor versions of one
     # major run on its oldest driver); torch's own CUDA does not matter here.
     major = int(_C.cuda_runtime_version.split(".")[0])
-    needed = f"this build's CUDA {major} runtime needs driver {_C._oldest_driver_branch(major)}+"
+    branch = _C._oldest_driver_branch(major)
+    floor = f"driver {branch}+" if branch else f"a driver for CUDA {major}"
+    needed = f"this build's CUDA {major} runtime needs {floor}"
     driver = _C.cuda_driver_version()
     return f"supports CUDA {driver} ({needed})" if driver else f"none found ({needed})"
 
