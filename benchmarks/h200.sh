@@ -8,7 +8,7 @@ out=${OUT_DIR:-benchmarks/results}
 mkdir -p "$out"
 python=${PYTHON:-python3}
 bin=$(mktemp -d)/kernel_variants
-nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Icuda benchmarks/kernel_variants.cu -o "$bin"
+nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Icuda benchmarks/experiments/kernel_variants.cu -o "$bin"
 "$bin" | tee "$out/kernel-variants-h200.txt"
 "$python" benchmarks/bench.py --json "$out/bench-h200.json" --plot "$out/bench-h200.png" \
   | tee "$out/bench-h200.txt"

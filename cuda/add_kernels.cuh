@@ -1,5 +1,5 @@
 // The elementwise-add kernels as templates. add_cuda.cu instantiates the configuration it ships;
-// benchmarks/kernel_variants.cu instantiates others to measure them against it.
+// benchmarks/experiments/kernel_variants.cu instantiates others to measure them against it.
 #pragma once
 
 #include <cuda_bf16.h>

@@ -1,6 +1,7 @@
 """CPU timing of sum_double.add against torch.add, interleaved, for kernel A/B comparisons.
 
-    python benchmarks/cpu_ab.py [--rounds 5] [--sizes 1024 65536 1048576 4194304] [--threads N]
+    python benchmarks/experiments/cpu_ab.py [--rounds 5] [--sizes 1024 65536 1048576 4194304]
+                                            [--threads N]
 
 Each round times, per dtype and size, sum_double.add and then torch.add on the same operands with
 torch.utils.benchmark (blocked_autorange, median) on torch.get_num_threads() threads (or

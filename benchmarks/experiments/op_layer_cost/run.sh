@@ -2,10 +2,10 @@
 # Builds timer.cpp with this tree's op layer (and, given OTHER_SOURCE_TREE, that tree's too, as
 # sum_double_other::add) against the torch of `python` and runs it; then timer.py, which with
 # another tree compares both op layers loaded as plain libraries. Needs sum_double installed.
-#     bash benchmarks/op_layer_cost/run.sh [OTHER_SOURCE_TREE] [ROUNDS]
+#     bash benchmarks/experiments/op_layer_cost/run.sh [OTHER_SOURCE_TREE] [ROUNDS]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-tree=$(cd "$here/../.." && pwd)
+tree=$(cd "$here/../../.." && pwd)
 other=${1:-}
 torch=$(${PYTHON:-python} -c "import os, torch; print(os.path.dirname(torch.__file__))")
 out=$(mktemp -d)

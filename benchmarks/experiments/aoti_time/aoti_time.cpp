@@ -1,5 +1,6 @@
 // Per-run time of AOTInductor packages that take two n-element float32 inputs (the packages of
-// benchmarks/aoti_adds.py --compile-only), taking turns: median over rounds of `calls` runs.
+// benchmarks/experiments/aoti_adds.py --compile-only), taking turns: median over rounds of `calls`
+// runs.
 //   aoti_time DEVICE N CALLS ROUNDS PACKAGE.pt2...
 #include <ATen/ATen.h>
 #include <torch/csrc/inductor/aoti_package/model_package_loader.h>

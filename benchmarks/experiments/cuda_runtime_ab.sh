@@ -2,8 +2,9 @@
 # Kernel time and host cost of this tree built with two CUDA toolkits, the builds taking turns in
 # one run (a machine's own speed swings between minutes): each build goes into a directory of its
 # own, then bench.py (kernel time, against torch.add in the same process) and host_cost.py run
-# ROUNDS times for each, alternating; benchmarks/cuda_runtime_ab.py compares the medians.
-#     bash benchmarks/cuda_runtime_ab.sh NVCC_A NVCC_B OUTDIR [ROUNDS]
+# ROUNDS times for each, alternating; benchmarks/experiments/cuda_runtime_ab.py compares the
+# medians.
+#     bash benchmarks/experiments/cuda_runtime_ab.sh NVCC_A NVCC_B OUTDIR [ROUNDS]
 # e.g. NVCC_A=.cuda12/bin/nvcc (the release's CUDA 12.4, ci/cuda12-toolkit.sh) against the
 # machine's CUDA 13 nvcc. Needs a GPU and the build requirements installed (no build isolation).
 # OPS_A=libsum_double_ops.so: build a's op library (all of its CUDA code) is that file, built
@@ -13,7 +14,7 @@ declare -A nvcc=([a]="$(realpath "$1")" [b]="$(realpath "$2")")
 mkdir -p "$3"
 out=$(realpath "$3")
 [ -z "${OPS_A:-}" ] || OPS_A=$(realpath "$OPS_A")
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 rounds=${4:-3}
 python=${PYTHON:-python3}
 site=$(mktemp -d)
@@ -37,4 +38,4 @@ for ((round = 1; round <= rounds; round++)); do
       >"$out/host-cost-$build-$round.txt"
   done
 done
-"$python" benchmarks/cuda_runtime_ab.py "$out" "${nvcc[a]}" "${nvcc[b]}"
+"$python" benchmarks/experiments/cuda_runtime_ab.py "$out" "${nvcc[a]}" "${nvcc[b]}"

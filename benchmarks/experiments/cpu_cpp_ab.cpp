@@ -5,7 +5,7 @@
 //
 //     torch=$(python -c "import os, torch; print(os.path.dirname(torch.__file__))")
 //     g++ -O2 -std=c++20 -isystem $torch/include -isystem $torch/include/torch/csrc/api/include
-//         benchmarks/cpu_cpp_ab.cpp -o /tmp/cpu_cpp_ab -L$torch/lib -ltorch_cpu -lc10
+//         benchmarks/experiments/cpu_cpp_ab.cpp -o /tmp/cpu_cpp_ab -L$torch/lib -ltorch_cpu -lc10
 //         -Wl,-rpath,$torch/lib                                          (one command)
 //     THREADS=2 /tmp/cpu_cpp_ab "$(python -m sum_double --library)" 65536 20 61 20
 //                                                            (n, calls, rounds, sets)

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The template's size at each REV (default HEAD): what a copy of it carries. Tracked files, lines
 # by part, and the largest files; the measurement output in benchmarks/results/ is left out.
-#   bash benchmarks/template_size.sh [REV...]
+#   bash benchmarks/experiments/template_size.sh [REV...]
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 for rev in "${@:-HEAD}"; do
   files=$(git ls-tree -r --name-only "$rev" | grep -v '^benchmarks/results/')
   pick() { grep -E "$1" <<<"$files" | grep -vE "${2:-^$}" || true; }

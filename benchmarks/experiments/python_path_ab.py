@@ -3,16 +3,22 @@
 turns call by call, each round in the opposite order. Prints the other's median time over
 torch.add's. With ``--other torch`` it is torch.add against itself: the spread of the method.
 
-    python benchmarks/python_path_ab.py --n 1048576 --reps 3000 --other torch aten ops add
+    python benchmarks/experiments/python_path_ab.py --n 1048576 --reps 3000
+                                                    --other torch aten ops add
 """
 
 import argparse
+import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import torch
 
 import sum_double
-from timing import cpu_seconds  # timing.py beside this script: the bench's CPU method
+
+# timing.py, the bench's CPU method, is in benchmarks/, the folder above this script.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from timing import cpu_seconds
 
 SETS = 20
 

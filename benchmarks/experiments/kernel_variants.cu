@@ -1,7 +1,8 @@
 // Times kernel configurations against each other and against the copy ceiling, in one process,
 // on one GPU: the tool behind the choices in cuda/add_cuda.cu (see benchmarks/NOTES.md).
 //
-//   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Icuda benchmarks/kernel_variants.cu -o variants
+//   nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude -Icuda benchmarks/experiments/kernel_variants.cu
+//        -o variants                                     (one command, from the repository's root)
 //   ./variants
 //
 // Each figure is the median of 60 event-timed launches after 5 warm-ups, the input sets rotated so

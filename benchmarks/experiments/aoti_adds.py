@@ -1,15 +1,15 @@
 """What a custom op costs inside an AOTInductor package: a chain of small adds, sum_double vs torch.
 
-    python benchmarks/aoti_adds.py [--device cpu|cuda] [--adds 32] [--n 1024] [--calls 200]
-                                   [--rounds 11] [--out DIR [--compile-only]]
+    python benchmarks/experiments/aoti_adds.py [--device cpu|cuda] [--adds 32] [--n 1024]
+        [--calls 200] [--rounds 11] [--out DIR [--compile-only]]
 
 Exports one model two ways and AOTInductor-compiles each: `adds` calls of sum_double.add (each a
 proxy-executor call: a boxed dispatcher call rebuilt from the serialized node, and an output of
 its own) and of torch.add (which inductor fuses into one generated loop: what a custom op gives
 up). The packages' runs take turns: the median over rounds of `calls` back-to-back runs (then one
 sync). Per add: (sum_double's time - torch.add's) / adds. --compile-only writes the packages
-(DIR/sum_double.add.pt2, DIR/torch.add.pt2) for benchmarks/aoti_time, which times them from C++
-where Python's loader is not usable.
+(DIR/sum_double.add.pt2, DIR/torch.add.pt2) for benchmarks/experiments/aoti_time, which times them
+from C++ where Python's loader is not usable.
 """
 
 import argparse

@@ -1,6 +1,6 @@
-"""Compare what benchmarks/cuda_runtime_ab.sh measured: two builds of the op, rounds alternating.
+"""Compare what cuda_runtime_ab.sh (beside this script) measured: two builds, rounds alternating.
 
-    python benchmarks/cuda_runtime_ab.py OUTDIR NVCC_A NVCC_B
+    python benchmarks/experiments/cuda_runtime_ab.py OUTDIR NVCC_A NVCC_B
 
 Per row (case, dtype, n): the median over rounds of each build's kernel time and of torch.add's
 (measured beside each), and b / a: above 1 means build a is faster. Then the host cost per call

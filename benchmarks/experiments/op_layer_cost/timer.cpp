@@ -6,7 +6,7 @@
 // is the median over rounds of (time of `iters` calls) / iters, in this thread's CPU time, so that
 // time spent descheduled on a shared machine is left out.
 //
-//     bash benchmarks/op_layer_cost/run.sh [OTHER_SOURCE_TREE] [ROUNDS]
+//     bash benchmarks/experiments/op_layer_cost/run.sh [OTHER_SOURCE_TREE] [ROUNDS]
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <ATen/core/dispatch/Dispatcher.h>

@@ -10,7 +10,7 @@ With --libs (run.sh builds them), two op layers loaded side by side as plain lib
 sum_double_this::add and sum_double_other::add, each with the package's autograd registered and
 nothing else: an A/B comparison within one process.
 
-    python benchmarks/op_layer_cost/timer.py [--rounds 15] [--libs THIS.so OTHER.so]
+    python benchmarks/experiments/op_layer_cost/timer.py [--rounds 15] [--libs THIS.so OTHER.so]
 """
 
 import argparse
