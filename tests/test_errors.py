@@ -1,25 +1,39 @@
-"""Bad input gets a Python exception that names the argument and what was expected, in eager
-mode and (the fake kernel) under torch.compile."""
+"""Bad input gets a Python exception that names the argument, what it got and the fix, in eager
+mode, through torch.ops and (the fake kernel) under torch.compile: a TypeError for what is not a
+tensor and for alpha=, a RuntimeError for a tensor the op refuses (docs/limits.md)."""
 
 from collections.abc import Callable
 
+import numpy as np
 import pytest
 import torch
 from torch._subclasses.fake_tensor import FakeTensorMode
 
 import sum_double
 from support import (
+    FLOAT_DTYPES,
     HAS_CUDA,
     TORCH_REASON_CROSSES,
+    Add,
     assert_bitwise_equal,
 )
+
+# Only where this torch has it, as with every dtype the tests below name.
+FLOAT8_E4M3FN = getattr(torch, "float8_e4m3fn", None)
 
 BAD_PAIRS = {
     "shapes": lambda d: (torch.ones(3, 4, device=d), torch.ones(4, 3, device=d)),
     "leading dims": lambda d: (torch.ones(2, 3, device=d), torch.ones(5, 1, 4, device=d)),
     "int a": lambda d: (torch.ones(3, device=d, dtype=torch.int64), torch.ones(3, device=d)),
     "complex b": lambda d: (torch.ones(3, device=d), torch.ones(3, device=d, dtype=torch.cfloat)),
+    "bool b": lambda d: (torch.ones(3, device=d), torch.ones(3, device=d, dtype=torch.bool)),
+    "uint16 a": lambda d: (torch.ones(3, device=d).to(torch.uint16), torch.ones(3, device=d)),
 }
+if FLOAT8_E4M3FN is not None:
+    BAD_PAIRS["float8 a"] = lambda d: (
+        torch.ones(3, device=d).to(FLOAT8_E4M3FN),
+        torch.ones(3, device=d),
+    )
 
 
 @pytest.mark.parametrize("case", list(BAD_PAIRS))
@@ -48,21 +62,83 @@ def test_shapes_that_do_not_broadcast(device: str) -> None:
         sum_double.add(torch.ones(2, 3, device=device), torch.ones(5, 1, 4, device=device))
 
 
-@pytest.mark.parametrize(
-    "dtype", [torch.int32, torch.int64, torch.uint8, torch.bool, torch.complex64, torch.complex128]
+DTYPE_MESSAGE = (
+    "sum_double.add(): expected {which} to be a float16, bfloat16, float32 or float64 tensor, but "
+    "got torch.{dtype}; {fix}"
 )
+CONVERT = "convert it first, e.g. {which}.to(torch.float32)"
+REAL_VIEW = "pass its real and imaginary parts as a real tensor, e.g. torch.view_as_real({which})"
+UNPACK = "torch cannot convert it, so unpack it to one of those first"
+# The dtypes a user most likely passes, each with the fix its message gives.
+NAMED_DTYPES = {
+    "int32": CONVERT,
+    "int64": CONVERT,
+    "uint8": CONVERT,
+    "uint16": CONVERT,
+    "bool": CONVERT,
+    "complex64": REAL_VIEW,
+    "complex128": REAL_VIEW,
+    "float8_e4m3fn": CONVERT,
+    "float8_e5m2": CONVERT,
+    "float4_e2m1fn_x2": UNPACK,
+}
+
+
+def _zeros(dtype: torch.dtype, device: str) -> torch.Tensor:
+    # Through uint8, so that dtypes that torch cannot fill (bits8, uint4, ...) can be made too.
+    return torch.zeros(3 * dtype.itemsize, dtype=torch.uint8, device=device).view(dtype)
+
+
+@pytest.mark.parametrize("dtype", list(NAMED_DTYPES))
 @pytest.mark.parametrize("which", ["a", "b"])
-def test_unsupported_dtype(device: str, dtype: torch.dtype, which: str) -> None:
-    # A float op: integer, bool and complex tensors are refused, naming the argument, even where
-    # torch.add would promote them to a floating result.
+def test_unsupported_dtype(add: Add, device: str, dtype: str, which: str) -> None:
+    # A float op: integer, bool, complex and float8 tensors are refused, naming the argument and
+    # the dtype as torch prints it, even where torch.add would promote them to a floating result.
+    if not hasattr(torch, dtype):
+        pytest.skip(f"this torch has no torch.{dtype}")
     args = {"a": torch.ones(3, device=device), "b": torch.ones(3, device=device)}
-    args[which] = args[which].to(dtype)
+    args[which] = _zeros(getattr(torch, dtype), device)
     with pytest.raises(RuntimeError) as info:
-        sum_double.add(args["a"], args["b"])
-    assert str(info.value) == (
-        f"sum_double.add(): expected {which} to be a floating-point tensor (float16, bfloat16, "
-        f"float32 or float64), but got {dtype}"
-    )
+        add(args["a"], args["b"])
+    assert type(info.value) is RuntimeError
+    fix = NAMED_DTYPES[dtype].format(which=which)
+    assert str(info.value) == DTYPE_MESSAGE.format(which=which, dtype=dtype, fix=fix)
+
+
+QUANTIZED = {torch.qint8, torch.quint8, torch.qint32, torch.quint4x2, torch.quint2x4}
+OTHER_DTYPES = sorted(
+    {v for v in vars(torch).values() if isinstance(v, torch.dtype)} - set(FLOAT_DTYPES) - QUANTIZED,
+    key=str,
+)
+
+
+@pytest.mark.parametrize("dtype", OTHER_DTYPES)
+@pytest.mark.parametrize("which", ["a", "b"])
+@pytest.mark.filterwarnings("ignore:(ComplexHalf|BComplex32) support is experimental")
+def test_every_dtype_in_torchs_words(device: str, dtype: torch.dtype, which: str) -> None:
+    # Every dtype this torch has (quantized ones are not dense: test_not_dense): the op names it
+    # as Python prints it (names.cpp keeps a table by code), the fake kernel in the same words,
+    # and the fix it gives works, or, for packed data, torch indeed cannot convert it.
+    args = {"a": torch.ones(3, device=device), "b": torch.ones(3, device=device)}
+    args[which] = _zeros(dtype, device)
+    with pytest.raises(RuntimeError) as real:
+        torch.ops.sum_double.add(args["a"], args["b"])
+    message = str(real.value)
+    assert f"tensor, but got {dtype}; " in message
+    with FakeTensorMode() as mode, pytest.raises(RuntimeError) as fake:
+        torch.ops.sum_double.add(mode.from_tensor(args["a"]), mode.from_tensor(args["b"]))
+    assert str(fake.value) == message
+    if message.endswith(CONVERT.format(which=which)):
+        args[which] = args[which].to(torch.float32)
+    elif message.endswith(REAL_VIEW.format(which=which)):
+        args[which] = torch.view_as_real(args[which])
+        args["b" if which == "a" else "a"] = torch.ones(3, 2, device=device)
+    else:
+        assert message.endswith(UNPACK)
+        with pytest.raises((RuntimeError, NotImplementedError)):
+            args[which].to(torch.float32)
+        return
+    assert_bitwise_equal(sum_double.add(args["a"], args["b"]), torch.add(args["a"], args["b"]))
 
 
 # What the op must turn away, made from a dense 3x4 tensor: the words that name it in the message,
@@ -190,9 +266,11 @@ def test_torch_reason_probe_matches_the_versions() -> None:
     assert sum_double._C.torch_reason_in_errors() is TORCH_REASON_CROSSES
 
 
-@pytest.mark.parametrize(
-    "call", [sum_double.add, torch.ops.sum_double.add], ids=["add", "torch.ops"]
-)
+# ---- not a tensor: sum_double.add's TypeError; through torch.ops, the dispatcher's words -----
+
+NONE_MESSAGE = "sum_double.add(): expected {named} to be a Tensor, but got None; pass a tensor"
+
+
 @pytest.mark.parametrize(
     ("a", "b", "named"),
     [
@@ -206,39 +284,246 @@ def test_torch_reason_probe_matches_the_versions() -> None:
     ],
 )
 def test_none_is_named(
-    call: Callable[..., torch.Tensor],
+    wrapper: Add,
     a: torch.Tensor | None,
     b: torch.Tensor | None,
     named: str,
     capfd: pytest.CaptureFixture[str],
 ) -> None:
+    # sum_double.add: a TypeError. torch.ops: the schema takes None as an undefined tensor, which
+    # the op refuses in the same words; from C++ that can only be a RuntimeError.
+    with pytest.raises(TypeError) as info:
+        wrapper(a, b)
+    assert type(info.value) is TypeError
+    assert str(info.value) == NONE_MESSAGE.format(named=named)
     with pytest.raises(RuntimeError) as info:
-        call(a, b)
-    assert str(info.value) == f"sum_double.add(): expected {named} to be a Tensor, but got None"
+        torch.ops.sum_double.add(a, b)
+    assert type(info.value) is RuntimeError
+    assert str(info.value) == NONE_MESSAGE.format(named=named)
     assert capfd.readouterr().err == ""  # no C++ stack trace on stderr
 
 
-@pytest.mark.parametrize("number", [1.5, 2, True, 1j])
-def test_python_numbers_are_refused_with_the_way_out(number: object) -> None:
-    # torch.add's wrapped-number rules are not followed: a clear error says to pass a tensor.
-    x = torch.ones(3)
-    kind = type(number).__name__
+def test_none_in_the_fake_kernel() -> None:
+    # What torch.compile traces torch.ops.sum_double.add with: check_inputs()'s words.
+    with FakeTensorMode() as mode, pytest.raises(RuntimeError) as info:
+        torch.ops.sum_double.add(mode.from_tensor(torch.ones(3)), None)
+    assert str(info.value) == NONE_MESSAGE.format(named="b")
+
+
+AS_TENSOR = "torch.as_tensor({named}, dtype={other}.dtype, device={other}.device)"
+# What a user passes instead of a tensor: what the message calls it, and the tensor it advises.
+NOT_TENSORS = [
+    pytest.param([1.0, 2.0, 3.0], "a Python list", AS_TENSOR, id="list"),
+    pytest.param((1.0, 2.0, 3.0), "a Python tuple", AS_TENSOR, id="tuple"),
+    pytest.param(np.arange(3.0), "a numpy.ndarray", AS_TENSOR, id="ndarray"),
+    pytest.param(
+        1.5,
+        "a Python float",
+        "torch.tensor(1.5, dtype={other}.dtype, device={other}.device)",
+        id="float",
+    ),
+    pytest.param(
+        2, "a Python int", "torch.tensor(2, dtype={other}.dtype, device={other}.device)", id="int"
+    ),
+    pytest.param(
+        True,
+        "a Python bool",
+        "torch.tensor(True, dtype={other}.dtype, device={other}.device)",
+        id="bool",
+    ),
+    pytest.param(
+        1j,
+        "a Python complex",
+        "torch.tensor(1j, dtype={other}.dtype, device={other}.device)",
+        id="complex",
+    ),
+    pytest.param("1.0", "a Python str", None, id="str"),
+]
+
+
+@pytest.mark.parametrize(("value", "kind", "advice"), NOT_TENSORS)
+@pytest.mark.parametrize("named", ["a", "b"])
+def test_not_a_tensor_is_named_with_the_fix(
+    wrapper: Add, device: str, value: object, kind: str, advice: str | None, named: str
+) -> None:
+    # torch.add's rules for Python numbers (wrapped numbers) and sequences are not followed: the
+    # message says what was passed and which tensor to pass instead.
+    other = "b" if named == "a" else "a"
+    args: dict[str, object] = {other: torch.arange(3.0, device=device), named: value}
     with pytest.raises(TypeError) as info:
-        sum_double.add(x, number)
-    assert str(info.value) == (
-        f"sum_double.add(): expected b to be a Tensor, but got a Python {kind}; pass a tensor, "
-        f"e.g. torch.tensor({number!r}, dtype=a.dtype, device=a.device)"
-    )
-    with pytest.raises(TypeError, match=rf"expected a to be a Tensor, but got a Python {kind}"):
-        sum_double.add(number, x)
-    # The op itself: torch's schema check names the argument.
+        wrapper(args["a"], args["b"])
+    assert type(info.value) is TypeError
+    expected = f"sum_double.add(): expected {named} to be a Tensor, but got {kind}; pass a tensor"
+    if advice is not None:
+        advice = advice.format(named=named, other=other)
+        expected += f", e.g. {advice}"
+    assert str(info.value) == expected
+    if advice is None or isinstance(value, complex):
+        return  # nothing to run; a complex tensor would be refused in turn (a float op)
+    # The advice, run as written, gives a tensor the op takes.
+    args[named] = eval(advice, {"torch": torch, **args})
+    assert_bitwise_equal(wrapper(args["a"], args["b"]), torch.add(args["a"], args["b"]))
+
+
+@pytest.mark.parametrize(("value", "kind", "advice"), NOT_TENSORS)
+def test_not_a_tensor_through_torch_ops_gets_the_schemas_words(
+    value: object, kind: str, advice: str | None
+) -> None:
+    # The dispatcher checks arguments against the schema before any of the op's code runs, and
+    # words the error itself (docs/limits.md).
     with pytest.raises(RuntimeError, match="Expected a value of type 'Tensor' for argument 'b'"):
-        torch.ops.sum_double.add(x, number)
-    # The advice, as written, works (a complex tensor is then refused in turn: a float op).
-    if kind != "complex":
-        advice = f"torch.tensor({number!r}, dtype=a.dtype, device=a.device)"
-        advised = eval(advice, {"torch": torch, "a": x})
-        assert_bitwise_equal(sum_double.add(x, advised), torch.add(x, advised))
+        torch.ops.sum_double.add(torch.ones(3), value)
+
+
+def test_neither_is_a_tensor() -> None:
+    # No tensor to take dtype and device from: the advice makes a tensor of the value alone.
+    with pytest.raises(TypeError) as info:
+        sum_double.add(2.0, [1.0])
+    assert str(info.value) == (
+        "sum_double.add(): expected a to be a Tensor, but got a Python float; pass a tensor, "
+        "e.g. torch.tensor(2.0)"
+    )
+    with pytest.raises(TypeError) as info:
+        sum_double.add([1.0], None)
+    assert str(info.value) == (
+        "sum_double.add(): expected a to be a Tensor, but got a Python list; pass a tensor, "
+        "e.g. torch.as_tensor(a)"
+    )
+
+
+def test_fx_proxies_still_record_the_op() -> None:
+    # An FX Proxy is no Tensor, but takes torch functions itself: the op records itself, as
+    # before, rather than being refused.
+    traced = torch.fx.symbolic_trace(sum_double.add)
+    assert any(node.target is torch.ops.sum_double.add.default for node in traced.graph.nodes)
+
+
+# ---- alpha= --------------------------------------------------------------------------------------
+
+ALPHA_MESSAGE = (
+    "sum_double.add(): alpha is not supported; write sum_double.add(a, b * {alpha}), which rounds "
+    "b * {alpha} to b's dtype before the add (torch.add(a, b, alpha={alpha}) may round only once)"
+)
+
+
+@pytest.mark.parametrize("alpha", [2, 0.5, -1])
+def test_alpha_is_refused_with_the_way_out(wrapper: Add, alpha: float) -> None:
+    a, b = torch.randn(5), torch.randn(5)
+    with pytest.raises(TypeError) as info:
+        wrapper(a, b, alpha=alpha)
+    assert type(info.value) is TypeError
+    assert str(info.value) == ALPHA_MESSAGE.format(alpha=alpha)
+    # The advice, as written, runs; and its value is torch.add's of the same rounded operands.
+    advised = eval(f"sum_double.add(a, b * {alpha})", {"sum_double": sum_double, "a": a, "b": b})
+    assert_bitwise_equal(advised, torch.add(a, b * alpha))
+
+
+def test_alpha_names_no_tensor_it_was_given() -> None:
+    with pytest.raises(TypeError) as info:
+        sum_double.add(torch.ones(2), torch.ones(2), alpha=torch.tensor(2.0))
+    assert "write sum_double.add(a, b * alpha)" in str(info.value)
+
+
+def test_alpha_none_is_the_default() -> None:
+    a, b = torch.randn(5), torch.randn(5)
+    assert_bitwise_equal(sum_double.add(a, b, alpha=None), torch.add(a, b))
+
+
+def test_alpha_through_torch_ops_gets_the_schemas_words() -> None:
+    with pytest.raises(RuntimeError, match=r"expected at most 2 argument\(s\) but received 3"):
+        torch.ops.sum_double.add(torch.ones(2), torch.ones(2), alpha=2)
+
+
+# ---- torch.compile(fullgraph=True): the same words, inside Dynamo's own exception ---------------
+
+T = torch.ones(3)
+COMPILED_CASES = [
+    pytest.param((T, None), {}, NONE_MESSAGE.format(named="b"), id="None"),
+    pytest.param(
+        ([1.0, 2.0, 3.0], T),
+        {},
+        "sum_double.add(): expected a to be a Tensor, but got a Python list; pass a tensor, e.g. "
+        + AS_TENSOR.format(named="a", other="b"),
+        id="list",
+    ),
+    pytest.param(
+        (np.ones(3), T),
+        {},
+        "sum_double.add(): expected a to be a Tensor, but got a numpy.ndarray; pass a tensor, "
+        "e.g. " + AS_TENSOR.format(named="a", other="b"),
+        id="ndarray",
+    ),
+    pytest.param(
+        (2.0, T),
+        {},
+        "sum_double.add(): expected a to be a Tensor, but got a Python float; pass a tensor, e.g. "
+        "torch.tensor(2.0, dtype=b.dtype, device=b.device)",
+        id="float",
+    ),
+    pytest.param((T, T), {"alpha": 2}, ALPHA_MESSAGE.format(alpha=2), id="alpha"),
+    pytest.param(
+        (T.long(), T),
+        {},
+        DTYPE_MESSAGE.format(which="a", dtype="int64", fix=CONVERT.format(which="a")),
+        id="int64",
+    ),
+    pytest.param(
+        (T, T.bool()),
+        {},
+        DTYPE_MESSAGE.format(which="b", dtype="bool", fix=CONVERT.format(which="b")),
+        id="bool",
+    ),
+    pytest.param(
+        (T.to(torch.complex64), T),
+        {},
+        DTYPE_MESSAGE.format(which="a", dtype="complex64", fix=REAL_VIEW.format(which="a")),
+        id="complex64",
+    ),
+]
+if FLOAT8_E4M3FN is not None:
+    COMPILED_CASES.append(
+        pytest.param(
+            (T.to(FLOAT8_E4M3FN), T),
+            {},
+            DTYPE_MESSAGE.format(which="a", dtype="float8_e4m3fn", fix=CONVERT.format(which="a")),
+            id="float8_e4m3fn",
+        )
+    )
+
+
+@pytest.mark.parametrize(("args", "kwargs", "message"), COMPILED_CASES)
+def test_compiled_calls_refuse_in_the_same_words(
+    args: tuple[object, ...], kwargs: dict[str, object], message: str
+) -> None:
+    # Dynamo raises its own exception (a RuntimeError) with the error it traced quoted inside:
+    # sum_double.add's TypeError, or the fake kernel's RuntimeError.
+    torch._dynamo.reset()
+    compiled = torch.compile(sum_double.add, fullgraph=True)
+    with pytest.raises(RuntimeError) as info:
+        compiled(*args, **kwargs)
+    assert isinstance(info.value, torch._dynamo.exc.TorchDynamoException)
+    assert message in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        pytest.param((None, T), NONE_MESSAGE.format(named="a"), id="None"),
+        pytest.param(
+            (T, T.long()),
+            DTYPE_MESSAGE.format(which="b", dtype="int64", fix=CONVERT.format(which="b")),
+            id="int64",
+        ),
+    ],
+)
+def test_compiled_op_refuses_in_the_same_words(args: tuple[object, ...], message: str) -> None:
+    # Graphs call the op itself: its fake kernel refuses while tracing, in check_inputs()'s words.
+    torch._dynamo.reset()
+    compiled = torch.compile(torch.ops.sum_double.add.default, fullgraph=True)
+    with pytest.raises(RuntimeError) as info:
+        compiled(*args)
+    assert isinstance(info.value, torch._dynamo.exc.TorchDynamoException)
+    assert message in str(info.value)
 
 
 @pytest.mark.cuda
@@ -258,7 +543,7 @@ def test_two_cuda_devices_mismatch() -> None:
 
 
 @pytest.mark.skipif(HAS_CUDA and not sum_double._C.cpu_only, reason="checks a CPU-only build")
-@pytest.mark.skipif(not HAS_CUDA, reason="needs a CUDA device to make a CUDA tensor")
+@pytest.mark.cuda_device
 def test_cuda_tensor_on_cpu_only_build() -> None:
     with pytest.raises(RuntimeError, match="built CPU-only"):
         sum_double.add(torch.ones(3, device="cuda"), torch.ones(3, device="cuda"))

@@ -46,7 +46,7 @@ struct Facts {
 Facts facts_of(const Tensor& t, const char* name) {
   // None arrives as an undefined tensor, on which every other query fails with torch's words.
   SUM_DOUBLE_CHECK(t.defined(), "sum_double.add(): expected ", name,
-                   " to be a Tensor, but got None");
+                   " to be a Tensor, but got None; pass a tensor");
   Facts f;
   CHECK_SHIM(aoti_torch_get_layout(t.get(), &f.layout));
   // The dispatcher sends other layouts elsewhere (reject_unsupported.cpp); this keeps the kernels
@@ -69,8 +69,8 @@ DType launcher_dtype(int32_t code, const char* name) {
   if (code == codes.float16) return DType::kFloat16;
   if (code == codes.float64) return DType::kFloat64;
   fail("sum_double.add(): expected ", name,
-       " to be a floating-point tensor (float16, bfloat16, float32 or float64), but got ",
-       dtype_name(code));
+       " to be a float16, bfloat16, float32 or float64 tensor, but got ", dtype_name(code), "; ",
+       dtype_fix(code, name));
 }
 
 int32_t shim_dtype(DType dtype) {

@@ -2,12 +2,12 @@
 #include "names.h"
 
 #include <torch/headeronly/core/DeviceType.h>
-#include <torch/headeronly/core/ScalarType.h>
+
+#include <iterator>
 
 namespace sum_double::op {
 
 using torch::headeronly::DeviceType;
-using torch::headeronly::ScalarType;
 
 std::string device_name(int32_t type, int32_t index) {
   std::string name;
@@ -49,48 +49,74 @@ std::string device_name(int32_t type, int32_t index) {
   return name;
 }
 
-// Python's names for the dtypes a user is likely to pass.
+// Python's name of each dtype, by its code: torch's ScalarType values, which never change (files
+// store them). By number, not by name: the headers of an older torch lack the newest dtypes.
+constexpr const char* kDtypeNames[] = {
+    "torch.uint8",             // 0
+    "torch.int8",              // 1
+    "torch.int16",             // 2
+    "torch.int32",             // 3
+    "torch.int64",             // 4
+    "torch.float16",           // 5
+    "torch.float32",           // 6
+    "torch.float64",           // 7
+    "torch.complex32",         // 8
+    "torch.complex64",         // 9
+    "torch.complex128",        // 10
+    "torch.bool",              // 11
+    "torch.qint8",             // 12
+    "torch.quint8",            // 13
+    "torch.qint32",            // 14
+    "torch.bfloat16",          // 15
+    "torch.quint4x2",          // 16
+    "torch.quint2x4",          // 17
+    "torch.bits1x8",           // 18
+    "torch.bits2x4",           // 19
+    "torch.bits4x2",           // 20
+    "torch.bits8",             // 21
+    "torch.bits16",            // 22
+    "torch.float8_e5m2",       // 23
+    "torch.float8_e4m3fn",     // 24
+    "torch.float8_e5m2fnuz",   // 25
+    "torch.float8_e4m3fnuz",   // 26
+    "torch.uint16",            // 27
+    "torch.uint32",            // 28
+    "torch.uint64",            // 29
+    "torch.uint1",             // 30
+    "torch.uint2",             // 31
+    "torch.uint3",             // 32
+    "torch.uint4",             // 33
+    "torch.uint5",             // 34
+    "torch.uint6",             // 35
+    "torch.uint7",             // 36
+    "torch.int1",              // 37
+    "torch.int2",              // 38
+    "torch.int3",              // 39
+    "torch.int4",              // 40
+    "torch.int5",              // 41
+    "torch.int6",              // 42
+    "torch.int7",              // 43
+    "torch.float8_e8m0fnu",    // 44
+    "torch.float4_e2m1fn_x2",  // 45
+    "torch.bcomplex32",        // 46, from torch 2.14 on
+};
+
 std::string dtype_name(int32_t code) {
-  switch (static_cast<ScalarType>(code)) {
-    case ScalarType::Half:
-      return "torch.float16";
-    case ScalarType::BFloat16:
-      return "torch.bfloat16";
-    case ScalarType::Float:
-      return "torch.float32";
-    case ScalarType::Double:
-      return "torch.float64";
-    case ScalarType::Bool:
-      return "torch.bool";
-    case ScalarType::Byte:
-      return "torch.uint8";
-    case ScalarType::Char:
-      return "torch.int8";
-    case ScalarType::Short:
-      return "torch.int16";
-    case ScalarType::Int:
-      return "torch.int32";
-    case ScalarType::Long:
-      return "torch.int64";
-    case ScalarType::ComplexHalf:
-      return "torch.complex32";
-    case ScalarType::ComplexFloat:
-      return "torch.complex64";
-    case ScalarType::ComplexDouble:
-      return "torch.complex128";
-    case ScalarType::QInt8:
-      return "torch.qint8";
-    case ScalarType::QUInt8:
-      return "torch.quint8";
-    case ScalarType::QInt32:
-      return "torch.qint32";
-    case ScalarType::QUInt4x2:
-      return "torch.quint4x2";
-    case ScalarType::QUInt2x4:
-      return "torch.quint2x4";
-    default:
-      return torch::headeronly::toString(static_cast<ScalarType>(code));
+  if (code >= 0 && code < static_cast<int32_t>(std::size(kDtypeNames))) return kDtypeNames[code];
+  return "a dtype unknown to this build (torch's ScalarType " + std::to_string(code) + ")";
+}
+
+std::string dtype_fix(int32_t code, const char* name) {
+  // complex32, complex64, complex128, bcomplex32: the values kept as real and imaginary parts.
+  if ((code >= 8 && code <= 10) || code == 46) {
+    return std::string("pass its real and imaginary parts as a real tensor, e.g. ") +
+           "torch.view_as_real(" + name + ")";
   }
+  // bits*, uint1-7, int1-7 and float4_e2m1fn_x2 hold packed data that .to() refuses.
+  if ((code >= 18 && code <= 22) || (code >= 30 && code <= 43) || code == 45) {
+    return "torch cannot convert it, so unpack it to one of those first";
+  }
+  return std::string("convert it first, e.g. ") + name + ".to(torch.float32)";
 }
 
 std::string shape_of(const int64_t* sizes, int64_t dim) {

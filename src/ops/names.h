@@ -1,4 +1,5 @@
-// How messages name what a user passed: dtypes and devices as Python writes them, shapes as lists.
+// How messages name what a user passed: dtypes and devices as Python writes them, shapes as lists;
+// and how to convert a dtype the op does not take.
 #pragma once
 
 #include <cstdint>
@@ -10,7 +11,9 @@ namespace sum_double::op {
 // conversions to those enums throw for the ones they do not know (quantized dtypes, most device
 // types), and a message must never throw instead.
 std::string device_name(int32_t type, int32_t index);
-std::string dtype_name(int32_t code);
+std::string dtype_name(int32_t code);  // "torch.float8_e4m3fn", as Python prints it
+// How to make a tensor of this dtype, called `name`, one of the op's floating dtypes.
+std::string dtype_fix(int32_t code, const char* name);
 
 std::string shape_of(const int64_t* sizes, int64_t dim);  // "[2, 3]"
 

@@ -1,5 +1,5 @@
-"""What the op's errors become in Python: a TypeError that says how to pass a Python number, and
-torch.OutOfMemoryError given back its type after crossing the stable ABI as a code."""
+"""What the op's errors become in Python: a TypeError for what is not a tensor and for ``alpha=``,
+and torch.OutOfMemoryError given back its type after crossing the stable ABI as a code."""
 
 from numbers import Number
 
@@ -12,20 +12,66 @@ from . import _C
 # headers built against and the torch running both allow it.
 _REASON_CROSSES = _C.torch_reason_in_errors()
 
+# What torch.as_tensor converts: sequences, and the objects of the array protocols.
+_ARRAY_PROTOCOLS = ("__array__", "__array_interface__", "__cuda_array_interface__", "__dlpack__")
 
-def number_error(a: object, b: object) -> TypeError:
-    """Python numbers follow rules of their own in torch.add (wrapped numbers); the op takes
-    tensors only, so say which argument and how to make it one."""
-    name, number, other = ("a", a, b) if isinstance(a, Number) else ("b", b, a)
+
+def _kind(value: object) -> str:
+    """``value``'s type, as a message names it: a Python float, a numpy.ndarray."""
+    kind = type(value)
+    if kind.__module__ == "builtins":
+        return f"a Python {kind.__qualname__}"
+    name = f"{kind.__module__}.{kind.__qualname__}"
+    return f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
+
+
+def _takes_torch_functions(value: object) -> bool:
+    # As FX's Proxy does: the op then records itself. Dynamo has no such objects, and answers
+    # True for a NumPy array, which it traces as a tensor.
+    return not torch.compiler.is_compiling() and hasattr(type(value), "__torch_function__")
+
+
+def argument_error(a: object, b: object, alpha: object) -> TypeError | None:
+    """The TypeError for the first argument the op cannot take: ``a`` or ``b`` not a tensor, or
+    ``alpha`` given. None if there is none."""
+    for name, value, other in (("a", a, b), ("b", b, a)):
+        if not (isinstance(value, Tensor) or _takes_torch_functions(value)):
+            return _not_a_tensor(name, value, other)
+    # An FX trace of add itself passes a Proxy for alpha as well, standing for its default.
+    if alpha is not None and not isinstance(alpha, torch.fx.Proxy):
+        return _alpha_error(alpha)
+    return None
+
+
+def _not_a_tensor(name: str, value: object, other: object) -> TypeError:
+    # The op's own words for None (add_op.cpp), which the dispatcher lets through.
+    if value is None:
+        return TypeError(
+            f"sum_double.add(): expected {name} to be a Tensor, but got None; pass a tensor"
+        )
     like = "a" if name == "b" else "b"
-    example = (
-        f"torch.tensor({number!r}, dtype={like}.dtype, device={like}.device)"
-        if isinstance(other, Tensor)
-        else f"torch.tensor({number!r})"
-    )
+    options = f", dtype={like}.dtype, device={like}.device" if isinstance(other, Tensor) else ""
+    # Python numbers follow rules of their own in torch.add (wrapped numbers); the op takes
+    # tensors only.
+    if isinstance(value, Number):
+        fix = f"pass a tensor, e.g. torch.tensor({value!r}{options})"
+    elif isinstance(value, (list, tuple)) or any(hasattr(value, p) for p in _ARRAY_PROTOCOLS):
+        fix = f"pass a tensor, e.g. torch.as_tensor({name}{options})"
+    else:
+        fix = "pass a tensor"
     return TypeError(
-        f"sum_double.add(): expected {name} to be a Tensor, but got a Python "
-        f"{type(number).__name__}; pass a tensor, e.g. {example}"
+        f"sum_double.add(): expected {name} to be a Tensor, but got {_kind(value)}; {fix}"
+    )
+
+
+def _alpha_error(alpha: object) -> TypeError:
+    # torch.add's alpha scales b inside the add; the op has no such argument, so say how to scale b
+    # instead and what that changes.
+    scale = repr(alpha) if isinstance(alpha, Number) else "alpha"
+    return TypeError(
+        f"sum_double.add(): alpha is not supported; write sum_double.add(a, b * {scale}), which "
+        f"rounds b * {scale} to b's dtype before the add (torch.add(a, b, alpha={scale}) may "
+        f"round only once)"
     )
 
 

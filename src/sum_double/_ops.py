@@ -1,13 +1,12 @@
 """The Python half of torch.ops.sum_double.add: its fake kernel, its autograd, the public call."""
 
-from numbers import Number
 from typing import Any, Protocol
 
 import torch
 import torch.autograd.forward_ad as _forward_ad
 from torch import Tensor
 
-from ._errors import is_out_of_memory, number_error
+from ._errors import argument_error, is_out_of_memory
 from ._fast_route import make_fast_route
 from ._layout import output_strides
 
@@ -18,14 +17,40 @@ _is_compiling = torch.compiler.is_compiling  # bound once: add() asks on every c
 _DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
 
 
-def _check_dtype(t: Tensor, name: str) -> None:
+def _check_tensor(t: Tensor | None, name: str) -> None:
+    # The schema lets None through as an undefined tensor; facts_of() names it.
     torch._check(
-        t.dtype in _DTYPES,
-        lambda: (
-            f"sum_double.add(): expected {name} to be a floating-point tensor (float16, bfloat16, "
-            f"float32 or float64), but got {t.dtype}"
-        ),
+        t is not None,
+        lambda: f"sum_double.add(): expected {name} to be a Tensor, but got None; pass a tensor",
     )
+
+
+# Dtypes of packed data, which .to() refuses (names.cpp's dtype_fix); older torch lacks some.
+_PACKED_NAMES = (
+    *(f"bits{kind}" for kind in ("1x8", "2x4", "4x2", "8", "16")),
+    *(f"{sign}int{bits}" for sign in ("", "u") for bits in range(1, 8)),
+    "float4_e2m1fn_x2",
+)
+_PACKED = frozenset(getattr(torch, name) for name in _PACKED_NAMES if hasattr(torch, name))
+
+
+def _dtype_error(dtype: torch.dtype, name: str) -> str:
+    """launcher_dtype()'s words: the dtype as torch prints it (names.cpp's dtype_name), and how to
+    convert it, keeping the values (dtype_fix)."""
+    if dtype.is_complex:
+        fix = f"pass its real and imaginary parts as a real tensor, e.g. torch.view_as_real({name})"
+    elif dtype in _PACKED:
+        fix = "torch cannot convert it, so unpack it to one of those first"
+    else:
+        fix = f"convert it first, e.g. {name}.to(torch.float32)"
+    return (
+        f"sum_double.add(): expected {name} to be a float16, bfloat16, float32 or float64 tensor, "
+        f"but got {dtype}; {fix}"
+    )
+
+
+def _check_dtype(t: Tensor, name: str) -> None:
+    torch._check(t.dtype in _DTYPES, lambda: _dtype_error(t.dtype, name))
 
 
 def _broadcast_error(a: torch.Size, b: torch.Size) -> str:
@@ -46,6 +71,8 @@ def _broadcast_error(a: torch.Size, b: torch.Size) -> str:
 def _add_fake(a: Tensor, b: Tensor) -> Tensor:
     # check_inputs() of add_op.cpp, in the same words, so torch.compile rejects bad input while
     # tracing rather than when the graph runs.
+    _check_tensor(a, "a")
+    _check_tensor(b, "b")
     torch._check(
         a.device == b.device,
         lambda: (
@@ -175,7 +202,7 @@ _fast_route = make_fast_route(_Add)
 _route = _fast_route or _public_route
 
 
-def add(a: Tensor, b: Tensor) -> Tensor:
+def add(a: Tensor, b: Tensor, *, alpha: None = None) -> Tensor:
     """Return ``a + b`` as a new tensor, as ``torch.add(a, b)`` computes it, bit for bit.
 
     torch.add's semantics for floating tensors: the result's dtype is ``torch.result_type(a, b)``
@@ -186,6 +213,8 @@ def add(a: Tensor, b: Tensor) -> Tensor:
     Args:
         a: float16, bfloat16, float32 or float64 tensor, on CPU or CUDA, of any shape and strides.
         b: the same, on the same device; its shape must broadcast with ``a``'s.
+        alpha: not supported: given, it raises a TypeError. ``torch.add(a, b, alpha=3)`` rounds
+            ``a + 3 * b`` its own way; ``add(a, b * 3)`` rounds ``b * 3`` first (docs/limits.md).
 
     Gradients flow to both inputs (each with its input's shape and dtype), forward-mode AD
     included; the call works under ``torch.compile(fullgraph=True)`` and torch.func transforms
@@ -196,9 +225,11 @@ def add(a: Tensor, b: Tensor) -> Tensor:
     function.
 
     Raises:
-        TypeError: if ``a`` or ``b`` is a Python number (pass a tensor: docs/limits.md).
+        TypeError: if ``a`` or ``b`` is not a tensor (None, a Python number, a list, a NumPy
+            array), or ``alpha`` is given. The message says what to pass instead.
         RuntimeError: if the shapes do not broadcast, the devices differ, a dtype is not one
-            listed above, a tensor is not dense, or CUDA tensors reach a CPU-only build.
+            listed above, a tensor is not dense, or CUDA tensors reach a CPU-only build: the
+            op's own checks, in the same words through ``torch.ops.sum_double.add``.
         torch.OutOfMemoryError: if the output does not fit on the GPU. The message says what did
             not fit, and where ``_C.torch_reason_in_errors()`` also torch's account of the GPU's
             memory. In a compiled graph, and through ``torch.ops.sum_double.add``, it arrives as
@@ -206,10 +237,16 @@ def add(a: Tensor, b: Tensor) -> Tensor:
         torch.AcceleratorError: an error that an earlier GPU call left pending, found when an
             allocation failed and torch's reason did not come along.
     """
-    # Compiled and FX-traced code records the op itself; None and non-tensors get its error.
-    if _is_compiling() or not (isinstance(a, Tensor) and isinstance(b, Tensor)):
-        if isinstance(a, Number) or isinstance(b, Number):
-            raise number_error(a, b)
+    # Compiled and FX-traced code records the op itself. Off the hot path, what the schema would
+    # refuse in its own words gets a TypeError here that says what to pass instead.
+    if (
+        _is_compiling()
+        or not (isinstance(a, Tensor) and isinstance(b, Tensor))
+        or alpha is not None
+    ):
+        error = argument_error(a, b, alpha)
+        if error is not None:
+            raise error
         return _add(a, b)
     try:
         return _route(a, b)
