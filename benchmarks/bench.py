@@ -15,9 +15,7 @@ graph: benchmarks/NOTES.md, "The GPU bench".)
 GB/s counts the bytes a call must move at least: a and b read once, the output written once (a
 broadcast input counts once, however often it is read); the ceiling counts 2 x n x size.
 
-Cases (``--cases``): ``same``, both inputs n elements of the dtype; ``mixed``, b bfloat16 (float16
-when the dtype is bfloat16), so the result has the promoted dtype; ``bias``, (n / 8192, 8192) +
-(8192,); ``transposed``, the transpose of a square matrix + a contiguous one.
+The input shapes (``--cases``) are described in CASES below, which ``--help`` prints.
 """
 
 import argparse
@@ -53,7 +51,13 @@ DTYPES = {
     "float32": torch.float32,
     "float64": torch.float64,
 }
-CASES = ("same", "mixed", "bias", "transposed")
+# The input shapes --cases picks from (make_inputs builds them), with what --help says of each.
+CASES = {
+    "same": "a and b: n elements each, of the dtype",
+    "mixed": "b bfloat16 (float16 when the dtype is bfloat16): the result has the promoted dtype",
+    "bias": "a (n / 8192, 8192) + b (8192,): one row added to every row, as a bias is",
+    "transposed": "a square matrix's transpose + a contiguous one (the largest square <= n)",
+}
 _BIAS = 8192  # the bias's length: a model dimension
 
 
@@ -182,29 +186,81 @@ def run(
     return rows
 
 
-def main(argv: list[str] | None = None) -> int:
+_DESCRIPTION = """\
+sum_double.add against torch.add over sizes and dtypes, on one device, in one process.
+
+On CUDA each figure is the median over CUDA graph replays of up to 20 calls on distinct inputs,
+each replay after an L2 flush (kernel time, no host overhead), beside a read-once-write-once
+ceiling (torch.neg); on the CPU, the median of single calls, the two ops taking turns. The table
+gives the time per call, GB/s (the bytes a call must move at least) and the speed (torch.add's
+time / sum_double's: above 1, sum_double is faster). More in the docstrings of this script and
+of benchmarks/timing.py."""
+
+
+def device_name(text: str) -> str:
+    """--device's check: a device the script can measure on, before anything is measured."""
+    if text in ("cpu", "cuda") or (text.startswith("cuda:") and text[5:].isdigit()):
+        return text
+    raise argparse.ArgumentTypeError(f"expected cpu, cuda or cuda:N, not {text!r}")
+
+
+def argument_parser() -> argparse.ArgumentParser:
+    cases = "\n".join(f"  {name:<11} {words}" for name, words in CASES.items())
     parser = argparse.ArgumentParser(
-        prog="python benchmarks/bench.py", description=__doc__.split("\n")[0]
+        prog="python benchmarks/bench.py",
+        description=_DESCRIPTION,
+        epilog=f"cases (--cases), each with n output elements:\n{cases}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    parser.add_argument("--dtypes", nargs="+", choices=list(DTYPES), default=list(DTYPES))
+    parser.add_argument(
+        "--device",
+        type=device_name,
+        default="cuda" if torch.cuda.is_available() else "cpu",
+        metavar="{cpu,cuda,cuda:N}",
+        help="where to measure (default: cuda if torch sees a GPU, else cpu; here %(default)s)",
+    )
+    parser.add_argument(
+        "--dtypes",
+        nargs="+",
+        choices=list(DTYPES),
+        default=list(DTYPES),
+        help="the dtypes to measure, each at every size (default: all four)",
+    )
     parser.add_argument(
         "--sizes",
         nargs="+",
         type=int,
+        metavar="N",
         help="element counts (default: 2^10 up to 2^29 on CUDA, 2^24 on the CPU)",
     )
     parser.add_argument(
-        "--cases", nargs="+", choices=CASES, default=["same"], help="input shapes (see above)"
+        "--cases",
+        nargs="+",
+        choices=list(CASES),
+        default=["same"],
+        help="input shapes, as listed below (default: same)",
     )
-    parser.add_argument("--reps", type=int, default=30, help="timed repetitions per figure")
-    parser.add_argument("--json", metavar="FILE", help="write one record per row")
-    parser.add_argument("--plot", metavar="FILE.png", help="plot GB/s against size (matplotlib)")
+    parser.add_argument(
+        "--reps",
+        type=int,
+        default=30,
+        help="timed repetitions per figure: graph replays on CUDA, calls on the CPU (default: "
+        "%(default)s)",
+    )
+    parser.add_argument("--json", metavar="FILE", help="write one record per row to FILE")
+    parser.add_argument(
+        "--plot", metavar="FILE.png", help="plot GB/s against size (needs matplotlib)"
+    )
     parser.add_argument(
         "--from-json",
         metavar="FILE",
         help="measure nothing: table and plot from a file that --json wrote",
     )
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argument_parser()
     args = parser.parse_args(argv)
     if args.plot and importlib.util.find_spec("matplotlib") is None:  # say so before measuring
         parser.error("--plot needs matplotlib: pip install matplotlib")

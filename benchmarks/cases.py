@@ -1,6 +1,6 @@
 """The cases `benchmarks/bench.py` does not sweep, each against torch in the same process.
 
-    python benchmarks/cases.py [--reps 30]
+    python benchmarks/cases.py [--reps 30]   (needs a CUDA device)
 
 forward + backward; inputs that share a transposed layout; one transposed and one not; views that
 start one element past a 16-byte boundary; sizes that are not a multiple of the vector width; the
@@ -76,8 +76,18 @@ def forward_row(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--reps", type=int, default=30)
+    parser = argparse.ArgumentParser(
+        prog="python benchmarks/cases.py",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--reps",
+        type=int,
+        default=30,
+        help="timed repetitions per figure: graph replays, or forward + backward samples "
+        "(default: %(default)s)",
+    )
     args = parser.parse_args()
     device = torch.device("cuda")
     flush = l2_flush_buffer(device)

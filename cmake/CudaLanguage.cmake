@@ -62,5 +62,7 @@ if(SUM_DOUBLE_WITH_CUDA)
                  "runtime ${SUM_DOUBLE_CUDA_RUNTIME_VERSION}, archs ${CMAKE_CUDA_ARCHITECTURES}")
 else()
   message(WARNING "sum_double: building CPU-only (SUM_DOUBLE_CUDA=${SUM_DOUBLE_CUDA}, no CUDA "
-                  "compiler used). CUDA tensors will raise a clear error at run time.")
+                  "compiler used): CUDA tensors will raise a clear error at run time. For CUDA "
+                  "kernels put nvcc on PATH (or set CUDACXX); -Ccmake.define.SUM_DOUBLE_CUDA=ON "
+                  "makes a missing nvcc an error instead.")
 endif()

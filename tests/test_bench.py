@@ -3,6 +3,7 @@
 It asserts what the script reports, never how fast anything is: speed lives in benchmarks.
 """
 
+import argparse
 import importlib.util
 import itertools
 import json
@@ -76,6 +77,32 @@ def test_plot_without_matplotlib_says_how_to_get_it_before_measuring(
         bench.main(["--device", "cpu", "--plot", "never.png"])
     assert exit_info.value.code == 2
     assert "pip install matplotlib" in capsys.readouterr().err
+
+
+def test_help_explains_every_case_and_option(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        bench.main(["--help"])
+    assert exit_info.value.code == 0
+    text = capsys.readouterr().out
+    for name, words in bench.CASES.items():
+        assert f"  {name:<11} {words}\n" in text
+    assert "(see above)" not in text
+    parser = bench.argument_parser()
+    for action in parser._actions:  # argparse lists its arguments nowhere public
+        assert action.help, action.dest
+        if action.default not in (None, argparse.SUPPRESS):
+            assert "(default: " in action.help, action.dest
+    assert "--device {cpu,cuda,cuda:N}" in text
+
+
+@pytest.mark.parametrize("device", ["gpu", "cuda:", "cuda:x"])
+def test_device_is_checked_before_measuring(
+    device: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        bench.main(["--device", device])
+    assert exit_info.value.code == 2
+    assert "expected cpu, cuda or cuda:N" in capsys.readouterr().err
 
 
 def test_datasheet_lookup_prefers_the_specific_name() -> None:

@@ -5,6 +5,7 @@ import re
 import subprocess
 import sys
 import sysconfig
+from collections.abc import Callable
 from importlib import metadata, resources
 from pathlib import Path
 
@@ -12,7 +13,7 @@ import pytest
 import torch
 
 import sum_double
-from sum_double import _C
+from sum_double import _C, _demo
 from sum_double.__main__ import _gpu_code
 
 
@@ -349,10 +350,188 @@ sys.exit(main(["info"]))
     assert "  wheel         not installed from a wheel\n" in proc.stdout
 
 
+def test_cli_info_says_a_cpu_only_build_on_its_first_line(info: str) -> None:
+    first = info.splitlines()[0]
+    assert first == f"sum-double {sum_double.__version__}" + (
+        " (CPU-only build: no CUDA code)" if _C.cpu_only else ""
+    )
+
+
+def imported_modules(stderr: str) -> list[str]:
+    """The modules a `python -X importtime` run imported, from what it wrote to stderr."""
+    lines = [line for line in stderr.splitlines() if line.startswith("import time:")]
+    return [line.split("|")[-1].strip() for line in lines[1:]]  # the first line is the header
+
+
+def without_torch(*args: str) -> subprocess.CompletedProcess[str]:
+    """`python -m sum_double ARGS`, checked to have imported neither torch nor the op library."""
+    proc = run("-X", "importtime", "-m", "sum_double", *args)
+    modules = imported_modules(proc.stderr)
+    assert "sum_double" in modules, proc.stderr  # the importtime output was read right
+    assert [m for m in modules if m.split(".")[0] == "torch" or m == "sum_double._C"] == []
+    return proc
+
+
+@pytest.mark.parametrize("flag", ["--cmakedir", "--includes", "--library"])
+def test_cli_paths_answer_without_torch(flag: str) -> None:
+    # Build scripts ask for these; torch's import would cost them seconds each time.
+    proc = without_torch(flag)
+    assert proc.returncode == 0, proc.stderr
+    printed = proc.stdout.removesuffix("\n")
+    api = {
+        "--cmakedir": sum_double.cmake_dir(),
+        "--includes": f"-I{sum_double.get_include()}",
+        "--library": sum_double.library_path(),
+    }
+    assert printed == api[flag]
+    # Checked apart from _cpp.py (which finds the module without loading it): beside the module
+    # this process loaded, and the very op library it mapped.
+    path = Path(printed.removeprefix("-I"))
+    package = Path(_C.__file__).resolve().parent
+    if flag == "--cmakedir":
+        assert path == package.parent / "sum_double_cmake" / "lib" / "cmake" / "SumDouble"
+        assert (path / "SumDoubleConfig.cmake").is_file()
+    elif flag == "--includes":
+        assert path == package / "include"
+        assert (path / "sum_double" / "sum_double.h").is_file()
+    else:
+        maps = Path("/proc/self/maps").read_text().split()
+        assert {Path(p).resolve() for p in maps if p.endswith("/libsum_double_ops.so")} == {
+            path.resolve()
+        }
+
+
+def test_cli_help_is_plain_words_without_torch() -> None:
+    proc = without_torch("--help")
+    assert proc.returncode == 0, proc.stderr
+    text = proc.stdout
+    assert "``" not in text
+    assert "seed" not in text
+    for words in ("demo ", "info ", "--device", "--cmakedir", "--includes", "--library"):
+        assert words in text
+
+
+def test_cli_refuses_a_bad_command_line_without_torch() -> None:
+    proc = without_torch("--cmakedir", "--library")
+    assert proc.returncode == 2
+    assert "not allowed with argument" in proc.stderr
+
+
+def test_another_modules_run_is_not_answered(tmp_path: Path) -> None:
+    # A package run with -m that imports sum_double as it loads: sys.argv[0] is "-m" then too,
+    # but the --help is that package's own, and the op is registered as always.
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "__init__.py").write_text("import sum_double\n")
+    main = "import sys, torch\nprint('other', sys.argv[1:], hasattr(torch.ops.sum_double, 'add'))\n"
+    (tmp_path / "other" / "__main__.py").write_text(main)
+    proc = subprocess.run(
+        [sys.executable, "-m", "other", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "other ['--help'] True\n"
+
+
+def test_cli_refuses_a_device_it_cannot_use() -> None:
+    if not _C.cpu_only and torch.cuda.is_available():
+        pytest.skip("this build and this machine can run the demo on cuda")
+    proc = run("-m", "sum_double", "--device", "cuda")
+    assert proc.returncode == 2
+    reason = "a CPU-only build" if _C.cpu_only else "torch sees no CUDA device"
+    assert reason in proc.stderr
+
+
+# A demo row: n, sum_double's and torch.add's time per call, the pairs, the speed or why not.
+ROW = re.compile(r"  +(\d+) +[\d.]+ (?:us|ms) +[\d.]+ (?:us|ms) +(\d+)   (.+)")
+SPEED = re.compile(r"(\d+\.\d\d)x ±\d+%|too noisy: .+")
+
+
 @pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=pytest.mark.cuda)])
 def test_cli_demo(device: str) -> None:
     proc = run("-m", "sum_double", "--device", device)
     assert proc.returncode == 0, proc.stderr
-    assert "equals torch.add bit for bit: yes" in proc.stdout
-    assert "gradients equal the incoming grad:  yes" in proc.stdout
-    assert "1000000" in proc.stdout  # the seed's size is in the timing table
+    lines = proc.stdout.splitlines()
+    build = "CPU-only build" if _C.cpu_only else "CPU + CUDA build"
+    assert lines[0].startswith(f"sum_double {sum_double.__version__} ({build}) on {device}")
+    assert "  a + b equals torch.add bit for bit: yes" in lines
+    assert "  gradients equal the incoming grad:  yes" in lines
+    rows = [match.groups() for line in lines if (match := ROW.fullmatch(line))]
+    assert [int(n) for n, _, _ in rows] == list(_demo._SIZES)  # 1000000: the seed's size
+    for n, pairs, speed in rows:
+        assert 1 <= int(pairs) <= _demo._MAX_PAIRS, n
+        match = SPEED.fullmatch(speed)
+        assert match, f"n={n}: {speed}"
+        # A speed is a median of ratios, each of two samples: no stall makes it read 0.00x.
+        assert match[1] is None or float(match[1]) > 0, f"n={n}: {speed}"
+
+
+class FakeClock:
+    """perf_counter for the demo's timing: time moves only when a fake op runs."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def op(self, seconds: float) -> Callable[[], None]:
+        def run() -> None:
+            self.now += seconds
+
+        return run
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
+    fake = FakeClock()
+    monkeypatch.setattr(_demo, "perf_counter", fake)
+    return fake
+
+
+def test_demo_row_stops_at_its_budget_however_slow_the_calls(clock: FakeClock) -> None:
+    # A machine so busy that each call takes a second: the row ends within its budget (plus the
+    # call in progress), so the demo's time is bounded whatever the load.
+    row = _demo.compare(clock.op(1.0), clock.op(1.0), lambda: None)
+    assert clock.now <= 2 + _demo._ROW_S + 2  # the first calls, the budget, one call each
+    assert row.pairs < _demo._MIN_PAIRS
+    assert _demo.speed_text(row) == "too noisy: too few pairs"
+
+
+def test_demo_row_stops_after_its_pairs_on_a_quiet_machine(clock: FakeClock) -> None:
+    row = _demo.compare(clock.op(1e-6), clock.op(2e-6), lambda: None)
+    assert row.pairs == _demo._MAX_PAIRS
+    assert clock.now < _demo._ROW_S
+    assert _demo.speed_text(row).startswith("2.00x ±")
+
+
+def test_demo_speed_survives_a_stall(clock: FakeClock) -> None:
+    # One call of ours stalls for half a second: its pair's ratio reads 0.00, the row's does not.
+    calls = 0
+
+    def ours() -> None:
+        nonlocal calls
+        calls += 1
+        clock.now += 0.5 if calls == 5000 else 1e-6
+
+    row = _demo.compare(ours, clock.op(1e-6), lambda: None)
+    assert row.pairs == _demo._MAX_PAIRS
+    assert _demo.speed_text(row).startswith("1.00x ±")
+
+
+def test_demo_says_why_there_is_no_speed() -> None:
+    def row(spread: float = 0.01, waited: float = 1.0, pairs: int = 50) -> str:
+        return _demo.speed_text(_demo.Comparison(1e-3, 1e-3, 1.0, spread, waited, pairs))
+
+    assert row() == "1.00x ±1%"
+    assert row(spread=0.4) == "too noisy: ±40%"
+    assert row(waited=30) == "too noisy: median call 30x the fastest"
+    assert row(pairs=_demo._MIN_PAIRS - 1) == "too noisy: too few pairs"
+
+
+@pytest.mark.parametrize(("n", "skip"), [(5, 0), (6, 0), (10, 1), (17, 4), (100, 39)])
+def test_demo_interval_is_the_sign_tests(n: int, skip: int) -> None:
+    # The 95% interval of a median from n values: drop `skip` at each end (binomial tables).
+    assert _demo._skip_for_95(n) == skip

@@ -5,6 +5,15 @@
 every torch >= 2.10.
 """
 
+import sys
+
+# `python -m sum_double --cmakedir` (--includes, --library, --help) needs no torch, whose import
+# takes seconds: runpy imports this package before it runs __main__, so the answer is given here.
+if sys.argv[:1] == ["-m"]:
+    from ._cli import answer_before_torch
+
+    answer_before_torch(__name__)  # exits if it answered
+
 import torch
 
 _MIN_TORCH = "2.10"

@@ -1,37 +1,18 @@
-"""``python -m sum_double``: the seed tutorial's experiment, done right.
+"""``python -m sum_double``: runs what the command line asks for.
 
-python -m sum_double          add on CUDA if present (else CPU), check values and gradients
-                              against torch, time against torch.add
-python -m sum_double info     how this build was made and what it runs on
-python -m sum_double --cmakedir   the directory of SumDoubleConfig.cmake (for -DSumDouble_DIR)
-python -m sum_double --includes   -I flags for <sum_double/sum_double.h>
-python -m sum_double --library    the op library's path (for a C++ program that loads the op)
-
-The benchmark (kernel time, caches cold, dtypes x sizes) lives in the repository, not the wheel:
-python benchmarks/bench.py --help, from a checkout.
+The flags and the help are in ``_cli.py``, which answers --help and the paths before torch is
+imported (``__init__.py``); the demo is ``_demo.py``; ``info``, how this build was made and what it
+runs on, is here.
 """
 
-import argparse
 import json
-import statistics
 import sys
-import time
-from collections.abc import Callable
 from importlib import metadata
 
 import torch
 
 import sum_double
-from sum_double import _C
-
-_SIZES = (2**10, 2**16, 2**20, 1_000_000, 2**24)
-
-
-def _device_label(device: torch.device) -> str:
-    if device.type == "cuda":
-        major, minor = torch.cuda.get_device_capability(device)
-        return f"{device} ({torch.cuda.get_device_name(device)}, sm_{major}{minor})"
-    return f"cpu ({torch.get_num_threads()} threads)"
+from sum_double import _C, _cli, _demo
 
 
 def _driver_line() -> str:
@@ -108,11 +89,12 @@ def _cuda_runtime_line() -> str:
 
 
 def info() -> int:
-    print(f"sum-double {sum_double.__version__}")
+    build = " (CPU-only build: no CUDA code)" if _C.cpu_only else ""
+    print(f"sum-double {sum_double.__version__}{build}")
     print(f"  built against torch {_C.built_with_torch} (stable ABI target {_C.stable_abi_target})")
     print(f"  running on    torch {torch.__version__} (CUDA {torch.version.cuda or 'none'})")
     if _C.cpu_only:
-        print("  kernels       CPU only (built without a CUDA compiler)")
+        print("  kernels       CPU only (no nvcc used: none found, or SUM_DOUBLE_CUDA=OFF)")
     else:
         runtime = f"runtime {_C.cuda_runtime_version} (nvcc {_C.cuda_version})"
         print(f"  kernels       CPU + CUDA, {runtime}")
@@ -131,78 +113,29 @@ def info() -> int:
     return 0
 
 
-def _median_us(
-    add: Callable[[torch.Tensor, torch.Tensor], object], a: torch.Tensor, b: torch.Tensor
-) -> float:
-    """Microseconds per call of add(a, b): the median over 11 rounds of 20 calls back to back, as
-    a model makes them (on CUDA, launches queue while kernels run; one synchronize per round)."""
-
-    def round_us() -> float:
-        t0 = time.perf_counter()
-        for _ in range(20):
-            add(a, b)
-        if a.is_cuda:
-            torch.cuda.synchronize(a.device)
-        return (time.perf_counter() - t0) / 20 * 1e6
-
-    round_us()  # warm-up
-    return statistics.median(round_us() for _ in range(11))
-
-
-def demo(device: torch.device) -> int:
-    print(f"sum_double {sum_double.__version__} on {_device_label(device)}")
-
-    # Values: random data (zeros or ones would hide unwritten or misindexed elements).
-    a = torch.randn(1_000_000, device=device, requires_grad=True)
-    b = torch.randn(1_000_000, device=device, requires_grad=True)
-    c = sum_double.add(a, b)
-    values_ok = torch.equal(c, torch.add(a, b))
-    grad = torch.randn_like(c)
-    c.backward(grad)
-    grads_ok = all(g is not None and torch.equal(g, grad) for g in (a.grad, b.grad))
-    print(f"  a + b equals torch.add bit for bit: {'yes' if values_ok else 'NO'}")
-    print(f"  gradients equal the incoming grad:  {'yes' if grads_ok else 'NO'}")
-
-    # Time: a quick look, not a benchmark (benchmarks/bench.py: kernel time, inputs cold in cache).
-    print()
-    print(f"  {'n':>10} {'sum_double':>12} {'torch.add':>12} {'speed':>7}   float32, per call")
-    for n in _SIZES:
-        x, y = torch.randn(n, device=device), torch.randn(n, device=device)
-        ours, ref = _median_us(sum_double.add, x, y), _median_us(torch.add, x, y)
-        print(f"  {n:>10} {ours:>9.1f} us {ref:>9.1f} us {ref / ours:>6.2f}x")
-    print("  wall time, calls back to back; speed = torch.add time / ours (above 1: faster)")
-    return 0 if values_ok and grads_ok else 1
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m sum_double",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument("command", nargs="?", choices=["demo", "info"], default="demo")
-    parser.add_argument(
-        "--device",
-        default="cuda" if torch.cuda.is_available() else "cpu",
-        help="cpu, cuda or cuda:N (default: cuda if available)",
-    )
-    paths = parser.add_mutually_exclusive_group()
-    paths.add_argument("--cmakedir", action="store_true", help="print sum_double.cmake_dir()")
-    paths.add_argument("--includes", action="store_true", help="print -I<sum_double.get_include()>")
-    paths.add_argument("--library", action="store_true", help="print sum_double.library_path()")
+    parser = _cli.parser()
     args = parser.parse_args(argv)
-    if args.cmakedir:
-        print(sum_double.cmake_dir())
-        return 0
-    if args.includes:
-        print(f"-I{sum_double.get_include()}")
-        return 0
-    if args.library:
-        print(sum_double.library_path())
+    path = _cli.path_asked(args)
+    if path is not None:
+        print(path)
         return 0
     if args.command == "info":
         return info()
-    return demo(torch.device(args.device))
+    if args.device is None:
+        cuda = torch.cuda.is_available() and not _C.cpu_only
+        args.device = "cuda" if cuda else "cpu"
+    try:
+        device = torch.device(args.device)
+    except RuntimeError as error:
+        parser.error(f"--device {args.device}: {error}")
+    if device.type not in ("cpu", "cuda"):
+        parser.error(f"--device {args.device}: the demo runs on cpu or cuda")
+    if device.type == "cuda" and _C.cpu_only:
+        parser.error(f"--device {args.device}: this sum_double is a CPU-only build (no CUDA code)")
+    if device.type == "cuda" and not torch.cuda.is_available():
+        parser.error(f"--device {args.device}: torch sees no CUDA device")
+    return _demo.demo(device)
 
 
 if __name__ == "__main__":
