@@ -29,6 +29,7 @@ import torch
 
 import sum_double
 from report import Row, format_table, plot  # report.py and timing.py sit beside this script
+from sum_double._cli import device_problem
 from timing import cpu_seconds, cuda_seconds, input_sets, l2_flush_buffer
 
 # Memory bandwidth by the vendors' datasheets, bytes/s, matched against the device name.
@@ -197,13 +198,6 @@ time / sum_double's: above 1, sum_double is faster). More in the docstrings of t
 of benchmarks/timing.py."""
 
 
-def device_name(text: str) -> str:
-    """--device's check: a device the script can measure on, before anything is measured."""
-    if text in ("cpu", "cuda") or (text.startswith("cuda:") and text[5:].isdigit()):
-        return text
-    raise argparse.ArgumentTypeError(f"expected cpu, cuda or cuda:N, not {text!r}")
-
-
 def argument_parser() -> argparse.ArgumentParser:
     cases = "\n".join(f"  {name:<11} {words}" for name, words in CASES.items())
     parser = argparse.ArgumentParser(
@@ -214,7 +208,6 @@ def argument_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--device",
-        type=device_name,
         default="cuda" if torch.cuda.is_available() else "cpu",
         metavar="{cpu,cuda,cuda:N}",
         help="where to measure (default: cuda if torch sees a GPU, else cpu; here %(default)s)",
@@ -262,6 +255,11 @@ def argument_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = argument_parser()
     args = parser.parse_args(argv)
+    # The demo's check (python -m sum_double --device): a device sum_double.add runs on here,
+    # said before anything is measured.
+    problem = device_problem(args.device)
+    if problem is not None:
+        parser.error(problem)
     if args.plot and importlib.util.find_spec("matplotlib") is None:  # say so before measuring
         parser.error("--plot needs matplotlib: pip install matplotlib")
     device = torch.device(args.device)

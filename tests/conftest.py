@@ -38,18 +38,20 @@ _LEFT_OUT = pytest.StashKey[int]()  # how many were left out, for the summary li
 
 def _cannot_run(item: pytest.Item) -> bool:
     # cuda: needs a device and a CUDA build; cuda_device: a device whatever the build.
-    return ("cuda" in item.keywords and _NO_CUDA is not None) or (
-        "cuda_device" in item.keywords and not HAS_CUDA
+    return (_NO_CUDA is not None and item.get_closest_marker("cuda") is not None) or (
+        not HAS_CUDA and item.get_closest_marker("cuda_device") is not None
     )
 
 
+@pytest.hookimpl(trylast=True)  # after -k and -m have chosen: count only what they kept
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     # Without CUDA, the CUDA tests are left out as a group, reported in one line at the end rather
-    # than as hundreds of skips; unless `-m` asked for them, when each one is a skip.
+    # than as hundreds of skips. Where they are all there is (one CUDA file, or `-m cuda`), each
+    # reports its skip instead, so that the run still passes and says why.
     left_out = [item for item in items if _cannot_run(item)]
     if not left_out:
         return
-    if config.getoption("markexpr"):
+    if len(left_out) == len(items) or "cuda" in config.getoption("markexpr"):
         for item in left_out:
             item.add_marker(pytest.mark.skip(reason=_NO_CUDA))
         return
@@ -61,7 +63,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     left_out = terminalreporter.config.stash.get(_LEFT_OUT, 0)
     if left_out:
-        terminalreporter.write_line(f"{left_out} CUDA tests left out (deselected): {_NO_CUDA}")
+        tests = "test" if left_out == 1 else "tests"
+        terminalreporter.write_line(f"{left_out} CUDA {tests} left out (deselected): {_NO_CUDA}")
 
 
 def pytest_make_parametrize_id(config: pytest.Config, val: object, argname: str) -> str | None:

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import torch
 
 # A script of the repository, not of the wheel: imported from its file, as importlib's docs show.
 _benchmarks = Path(__file__).parents[1] / "benchmarks"
@@ -95,14 +96,31 @@ def test_help_explains_every_case_and_option(capsys: pytest.CaptureFixture[str])
     assert "--device {cpu,cuda,cuda:N}" in text
 
 
-@pytest.mark.parametrize("device", ["gpu", "cuda:", "cuda:x"])
+NO_GPU = pytest.mark.skipif(torch.cuda.is_available(), reason="a machine without a GPU")
+
+
+@pytest.mark.parametrize(
+    ("device", "problem"),
+    [
+        pytest.param("cuda", "--device cuda: torch sees no CUDA device", marks=NO_GPU),
+        pytest.param("cuda:1", "--device cuda:1: torch sees no CUDA device", marks=NO_GPU),
+        pytest.param("gpu", "--device gpu: expected cpu, cuda or cuda:N"),
+        pytest.param("cuda:", "--device cuda:: expected cpu, cuda or cuda:N"),
+        pytest.param("cuda:x", "--device cuda:x: expected cpu, cuda or cuda:N"),
+    ],
+)
 def test_device_is_checked_before_measuring(
-    device: str, capsys: pytest.CaptureFixture[str]
+    device: str, problem: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    # The check is python -m sum_double's (tests/test_package.py has its every rule): one line of
+    # error and status 2, argparse's way, before anything is measured.
+    monkeypatch.setattr(bench, "run", None)  # measuring would raise a TypeError, not exit 2
     with pytest.raises(SystemExit) as exit_info:
         bench.main(["--device", device])
     assert exit_info.value.code == 2
-    assert "expected cpu, cuda or cuda:N" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err.count("error:") == 1
+    assert err.endswith(f"\npython benchmarks/bench.py: error: {problem}\n")
 
 
 def test_datasheet_lookup_prefers_the_specific_name() -> None:

@@ -13,8 +13,9 @@ import pytest
 import torch
 
 import sum_double
-from sum_double import _C, _demo
-from sum_double.__main__ import _gpu_code
+from sum_double import _C, _cli, _demo
+from sum_double.__main__ import main
+from sum_double._info import _gpu_code
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -435,13 +436,70 @@ def test_another_modules_run_is_not_answered(tmp_path: Path) -> None:
     assert proc.stdout == "other ['--help'] True\n"
 
 
-def test_cli_refuses_a_device_it_cannot_use() -> None:
-    if not _C.cpu_only and torch.cuda.is_available():
-        pytest.skip("this build and this machine can run the demo on cuda")
-    proc = run("-m", "sum_double", "--device", "cuda")
+NO_GPU = pytest.mark.skipif(torch.cuda.is_available(), reason="a machine without a GPU")
+
+
+@pytest.mark.parametrize(
+    ("device", "problem"),
+    [
+        pytest.param("cuda", "--device cuda: torch sees no CUDA device", marks=NO_GPU),
+        pytest.param("cuda:1", "--device cuda:1: torch sees no CUDA device", marks=NO_GPU),
+        pytest.param("gpu", "--device gpu: expected cpu, cuda or cuda:N"),
+    ],
+)
+def test_cli_refuses_a_device_it_cannot_use(
+    device: str, problem: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # argparse's way: the usage, one line of error, status 2; not a torch traceback.
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--device", device])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: python -m sum_double ")
+    assert err.count("error:") == 1
+    assert err.endswith(f"\npython -m sum_double: error: {problem}\n")
+
+
+def test_cli_refuses_a_gpu_it_does_not_have_without_a_traceback() -> None:
+    # The whole command, as a user runs it; cuda:7 on a machine of fewer GPUs.
+    if torch.cuda.device_count() > 7:
+        pytest.skip("this machine has a cuda:7")
+    proc = run("-m", "sum_double", "--device", "cuda:7")
     assert proc.returncode == 2
-    reason = "a CPU-only build" if _C.cpu_only else "torch sees no CUDA device"
-    assert reason in proc.stderr
+    assert "Traceback" not in proc.stderr
+    error = proc.stderr.splitlines()[-1]
+    assert error.startswith("python -m sum_double: error: --device cuda:7: torch sees "), error
+
+
+@pytest.mark.parametrize(
+    ("device", "gpus", "cpu_only", "problem"),
+    [
+        pytest.param("cpu", 0, True, None, id="cpu"),
+        pytest.param("cuda", 1, False, None, id="cuda"),
+        pytest.param("cuda:1", 2, False, None, id="cuda:1-of-2"),
+        pytest.param("gpu", 1, False, "expected cpu, cuda or cuda:N", id="gpu"),
+        pytest.param("cuda:", 1, False, "expected cpu, cuda or cuda:N", id="no-index"),
+        pytest.param("cuda:01", 2, False, "expected cpu, cuda or cuda:N", id="leading-zero"),
+        pytest.param("cuda:-1", 1, False, "expected cpu, cuda or cuda:N", id="negative"),
+        pytest.param("CUDA", 1, False, "expected cpu, cuda or cuda:N", id="upper-case"),
+        pytest.param("cpu:0", 0, False, "expected cpu, cuda or cuda:N", id="cpu-index"),
+        pytest.param("cuda", 0, False, "torch sees no CUDA device", id="no-gpu"),
+        pytest.param("cuda:7", 1, False, "torch sees 1 CUDA device, cuda:0", id="cuda:7-of-1"),
+        pytest.param("cuda:2", 2, False, "torch sees 2, cuda:0 to cuda:1", id="cuda:2-of-2"),
+        pytest.param(
+            "cuda:0", 1, True, "this sum_double is a CPU-only build (no CUDA code)", id="cpu-only"
+        ),
+    ],
+)
+def test_device_check(
+    device: str, gpus: int, cpu_only: bool, problem: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every rule, on machines and builds this one is not: the demo's and bench.py's check.
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: gpus > 0)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: gpus)
+    monkeypatch.setattr(_C, "cpu_only", cpu_only)
+    expected = None if problem is None else f"--device {device}: {problem}"
+    assert _cli.device_problem(device) == expected
 
 
 # A demo row: n, sum_double's and torch.add's time per call, the pairs, the speed or why not.

@@ -11,7 +11,7 @@ import pytest
 
 import sum_double
 from sum_double import _C
-from sum_double.__main__ import _cuda_runtime_line
+from sum_double._info import _cuda_runtime_line
 
 OURS = "sum_double.cdx.json"
 # auditwheel repair (ci/repair-wheel.sh) writes its own beside ours when it grafts a library.

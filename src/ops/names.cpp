@@ -2,6 +2,7 @@
 #include "names.h"
 
 #include <torch/headeronly/core/DeviceType.h>
+#include <torch/headeronly/core/ScalarType.h>
 
 #include <iterator>
 
@@ -100,6 +101,9 @@ constexpr const char* kDtypeNames[] = {
     "torch.float4_e2m1fn_x2",  // 45
     "torch.bcomplex32",        // 46, from torch 2.14 on
 };
+// Headers with a new dtype stop the build here, rather than a user's error naming a code.
+static_assert(std::size(kDtypeNames) ==
+              static_cast<size_t>(torch::headeronly::ScalarType::Undefined));
 
 std::string dtype_name(int32_t code) {
   if (code >= 0 && code < static_cast<int32_t>(std::size(kDtypeNames))) return kDtypeNames[code];
@@ -115,6 +119,10 @@ std::string dtype_fix(int32_t code, const char* name) {
   // bits*, uint1-7, int1-7 and float4_e2m1fn_x2 hold packed data that .to() refuses.
   if ((code >= 18 && code <= 22) || (code >= 30 && code <= 43) || code == 45) {
     return "torch cannot convert it, so unpack it to one of those first";
+  }
+  // A dtype newer than this build: no conversion that is known to work.
+  if (code < 0 || code >= static_cast<int32_t>(std::size(kDtypeNames))) {
+    return "convert it to one of those first";
   }
   return std::string("convert it first, e.g. ") + name + ".to(torch.float32)";
 }

@@ -1,11 +1,13 @@
-"""The command line of ``python -m sum_double``: its flags and help, and the answers that need no
-torch (help, and the paths a C++ build asks for), which ``__init__`` gives before it imports torch.
+"""The command line of ``python -m sum_double``: its flags and help, the answers that need no
+torch (help, and the paths a C++ build asks for), which ``__init__`` gives before it imports torch,
+and the check of --device, which benchmarks/bench.py shares.
 
 Imports no torch and loads no binary: build scripts call ``--cmakedir`` and the like, and torch's
-import would cost them seconds each time.
+import would cost them seconds each time. Only the device check, which needs both, loads them.
 """
 
 import argparse
+import re
 import sys
 
 from . import _cpp
@@ -77,6 +79,39 @@ def path_asked(args: argparse.Namespace) -> str | None:
         return f"-I{_cpp.get_include()}"
     if args.library:
         return _cpp.library_path()
+    return None
+
+
+# torch's own spelling: it refuses "cuda:01" and "gpu" too, but with a traceback or a list of every
+# device type it knows.
+_DEVICE = re.compile(r"cpu|cuda(?::(0|[1-9][0-9]*))?", re.ASCII)
+
+
+def device_problem(device: str) -> str | None:
+    """Why sum_double.add cannot run on ``device`` (cpu, cuda or cuda:N) here, as one line for
+    ``parser.error``; None when it can.
+
+    Checked before any work, so that a bad --device ends in that line and status 2, not a torch
+    traceback halfway through. Imports torch and loads the op: call it only after the answers
+    that need neither.
+    """
+    syntax = _DEVICE.fullmatch(device)
+    if syntax is None:
+        return f"--device {device}: expected cpu, cuda or cuda:N"
+    if device == "cpu":
+        return None
+    import torch
+
+    from . import _C
+
+    if not torch.cuda.is_available():
+        return f"--device {device}: torch sees no CUDA device"
+    count = torch.cuda.device_count()
+    if syntax[1] is not None and int(syntax[1]) >= count:
+        seen = "1 CUDA device, cuda:0" if count == 1 else f"{count}, cuda:0 to cuda:{count - 1}"
+        return f"--device {device}: torch sees {seen}"
+    if _C.cpu_only:
+        return f"--device {device}: this sum_double is a CPU-only build (no CUDA code)"
     return None
 
 

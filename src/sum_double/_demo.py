@@ -100,7 +100,8 @@ def compare(
     deadline = perf_counter() + _ROW_S
     ours_s: list[float] = []
     ref_s: list[float] = []
-    while len(ours_s) < _MAX_PAIRS and perf_counter() < deadline:
+    # At least one pair, even if a stall used the whole budget before the first.
+    while not ours_s or (len(ours_s) < _MAX_PAIRS and perf_counter() < deadline):
         calls = max(1, math.ceil(_SAMPLE_S / max(fastest, 1e-9)))
         # Who goes first alternates: neither always finds the caches as the other left them.
         if len(ours_s) % 2 == 0:

@@ -31,29 +31,32 @@ def _takes_torch_functions(value: object) -> bool:
     return not torch.compiler.is_compiling() and hasattr(type(value), "__torch_function__")
 
 
-def argument_error(a: object, b: object, alpha: object) -> TypeError | None:
-    """The TypeError for the first argument the op cannot take: ``a`` or ``b`` not a tensor, or
-    ``alpha`` given. None if there is none."""
+def argument_error(a: object, b: object) -> TypeError | None:
+    """The TypeError for the first of ``a`` and ``b`` that is not a tensor; None if both are."""
     for name, value, other in (("a", a, b), ("b", b, a)):
         if not (isinstance(value, Tensor) or _takes_torch_functions(value)):
             return _not_a_tensor(name, value, other)
-    # An FX trace of add itself passes a Proxy for alpha as well, standing for its default.
-    if alpha is not None and not isinstance(alpha, torch.fx.Proxy):
-        return _alpha_error(alpha)
     return None
 
 
+def none_message(name: str) -> str:
+    """The op's own words for None (add_op.cpp), which the dispatcher lets through."""
+    return f"sum_double.add(): expected {name} to be a Tensor, but got None; pass a tensor"
+
+
 def _not_a_tensor(name: str, value: object, other: object) -> TypeError:
-    # The op's own words for None (add_op.cpp), which the dispatcher lets through.
     if value is None:
-        return TypeError(
-            f"sum_double.add(): expected {name} to be a Tensor, but got None; pass a tensor"
-        )
+        return TypeError(none_message(name))
     like = "a" if name == "b" else "b"
     options = f", dtype={like}.dtype, device={like}.device" if isinstance(other, Tensor) else ""
     # Python numbers follow rules of their own in torch.add (wrapped numbers); the op takes
     # tensors only.
-    if isinstance(value, Number):
+    if isinstance(value, complex):  # torch.tensor(1j, dtype=a.dtype) would fail in turn
+        fix = (
+            "pass a tensor of its real part (the op adds real numbers), "
+            f"e.g. torch.tensor({value.real!r}{options})"
+        )
+    elif isinstance(value, Number):
         fix = f"pass a tensor, e.g. torch.tensor({value!r}{options})"
     elif isinstance(value, (list, tuple)) or any(hasattr(value, p) for p in _ARRAY_PROTOCOLS):
         fix = f"pass a tensor, e.g. torch.as_tensor({name}{options})"
@@ -64,7 +67,7 @@ def _not_a_tensor(name: str, value: object, other: object) -> TypeError:
     )
 
 
-def _alpha_error(alpha: object) -> TypeError:
+def alpha_error(alpha: object) -> TypeError:
     # torch.add's alpha scales b inside the add; the op has no such argument, so say how to scale b
     # instead and what that changes.
     scale = repr(alpha) if isinstance(alpha, Number) else "alpha"

@@ -6,7 +6,7 @@ import torch
 import torch.autograd.forward_ad as _forward_ad
 from torch import Tensor
 
-from ._errors import argument_error, is_out_of_memory
+from ._errors import alpha_error, argument_error, is_out_of_memory, none_message
 from ._fast_route import make_fast_route
 from ._layout import output_strides
 
@@ -19,10 +19,7 @@ _DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
 
 def _check_tensor(t: Tensor | None, name: str) -> None:
     # The schema lets None through as an undefined tensor; facts_of() names it.
-    torch._check(
-        t is not None,
-        lambda: f"sum_double.add(): expected {name} to be a Tensor, but got None; pass a tensor",
-    )
+    torch._check(t is not None, lambda: none_message(name))
 
 
 # Dtypes of packed data, which .to() refuses (names.cpp's dtype_fix); older torch lacks some.
@@ -202,6 +199,16 @@ _fast_route = make_fast_route(_Add)
 _route = _fast_route or _public_route
 
 
+def _refuse_alpha(alpha: object) -> None:
+    if alpha is not None:
+        raise alpha_error(alpha)
+
+
+# An FX trace records the call instead of making it (alpha is then a Proxy): the graph refuses an
+# alpha when it runs rather than dropping it.
+torch.fx.wrap("_refuse_alpha")
+
+
 def add(a: Tensor, b: Tensor, *, alpha: None = None) -> Tensor:
     """Return ``a + b`` as a new tensor, as ``torch.add(a, b)`` computes it, bit for bit.
 
@@ -244,9 +251,11 @@ def add(a: Tensor, b: Tensor, *, alpha: None = None) -> Tensor:
         or not (isinstance(a, Tensor) and isinstance(b, Tensor))
         or alpha is not None
     ):
-        error = argument_error(a, b, alpha)
+        error = argument_error(a, b)
         if error is not None:
             raise error
+        if alpha is not None:
+            _refuse_alpha(alpha)
         return _add(a, b)
     try:
         return _route(a, b)
