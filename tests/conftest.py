@@ -1,6 +1,9 @@
-"""pytest wiring: the device and route fixtures, and skipping CUDA tests where there is no GPU."""
+"""pytest wiring: the device, route and ``info`` fixtures, and skipping CUDA tests where there is
+no GPU."""
 
 import os
+import subprocess
+import sys
 
 import pytest
 import torch
@@ -99,3 +102,14 @@ def add(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Add:
         return torch.ops.sum_double.add.default
     _force(request.param, monkeypatch)
     return sum_double.add
+
+
+@pytest.fixture(scope="session")
+def info() -> str:
+    """What `python -m sum_double info` prints: one run, which starts a Python that loads torch,
+    for both files that read it (test_package.py, test_sbom.py)."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "sum_double", "info"], capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout

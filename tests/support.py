@@ -1,11 +1,15 @@
 """What the test modules share: the dtypes and the mixed and broadcast cases, bitwise comparison
 against torch, output poisoning, ``check_add`` (the one reference comparison), the install's
-kind."""
+kind, the ``--device`` values a command line refuses here, fresh Pythons run side by side."""
 
 import contextlib
 import json
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from importlib import metadata
+from typing import Any
 
 import pytest
 import torch
@@ -37,6 +41,16 @@ MIXED_AND_BROADCAST = [
     pytest.param(((6, 5), torch.float32), ((6, 5), torch.bfloat16), id="f32+bf16"),
     pytest.param(((6, 5), torch.float16), ((6, 5), torch.bfloat16), id="f16+bf16"),
     pytest.param(((3, 1, 5), torch.bfloat16), ((4, 5), torch.float32), id="bf16-bcast+f32"),
+]
+
+
+# --device values that python -m sum_double and benchmarks/bench.py both refuse, with the error's
+# words (those naming a GPU only where torch sees none).
+NO_GPU = pytest.mark.skipif(HAS_CUDA, reason="a machine without a GPU")
+REFUSED_DEVICES = [
+    pytest.param("cuda", "--device cuda: torch sees no CUDA device", marks=NO_GPU),
+    pytest.param("cuda:1", "--device cuda:1: torch sees no CUDA device", marks=NO_GPU),
+    pytest.param("gpu", "--device gpu: expected cpu, cuda or cuda:N"),
 ]
 
 
@@ -112,3 +126,25 @@ def check_add(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     assert out.stride() == ref.stride()
     assert out.data_ptr() not in (a.data_ptr(), b.data_ptr()) or out.numel() == 0
     return out
+
+
+Runs = dict[str, Future[subprocess.CompletedProcess[str]]]
+
+
+def run_side_by_side(commands: dict[str, list[str]], timeout: float = 300, **options: Any) -> Runs:
+    """Runs ``python ARGS`` for each of ``commands`` at once, each a fresh process, and waits for
+    them all. By name, what ``subprocess.run`` returned or raised: ``.result()`` gives it.
+
+    Each of these Pythons imports torch, seconds of one core, while this process only waits: side
+    by side they use every core instead of taking turns on one. A timeout or a failure to start
+    stays with its own test, raised where it calls ``.result()``. ``options`` (env, cwd) go to
+    every ``subprocess.run``.
+    """
+
+    def run(args: list[str]) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, *args], capture_output=True, text=True, timeout=timeout, **options
+        )
+
+    with ThreadPoolExecutor(max_workers=len(commands)) as pool:
+        return {name: pool.submit(run, args) for name, args in commands.items()}

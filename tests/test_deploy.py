@@ -3,7 +3,8 @@
 The op's registrations live in one shared library, ``sum_double.library_path()``, which the module
 links. Loaded by itself (as a C++ program does: examples/cpp-deploy), it registers the op with no
 Python module; loaded as well as the module, by any route, it is one library registered once.
-Each case runs in a fresh interpreter, since a process can register the op only once.
+Each case runs in a fresh interpreter, since a process can register the op only once; most run
+side by side (``support.run_side_by_side``), as each pays for an ``import torch``.
 """
 
 import os
@@ -15,7 +16,7 @@ import pytest
 import torch
 
 import sum_double
-from support import needs_regular_install
+from support import Runs, needs_regular_install, run_side_by_side
 
 
 def python(script: str, *args: str) -> subprocess.CompletedProcess[str]:
@@ -56,6 +57,7 @@ print("alone: ok")
 
 
 def test_the_library_alone_registers_the_op_without_the_module() -> None:
+    # Not one of the `fresh` runs below: ci/aarch64.sh keeps this test and leaves those out.
     proc = python(ALONE, sum_double.library_path())
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "alone: ok\n"
@@ -66,43 +68,59 @@ LOADS = {
     "load_library": "torch.ops.load_library(sys.argv[1])",
     "import": "import sum_double",
 }
+TWICE = [
+    ("ctypes", "import"),
+    ("load_library", "import"),
+    ("import", "ctypes"),
+    ("import", "load_library"),
+]
 
 
-@pytest.mark.parametrize(
-    ("first", "then"),
-    [
-        ("ctypes", "import"),
-        ("load_library", "import"),
-        ("import", "ctypes"),
-        ("import", "load_library"),
-    ],
-)
-def test_loading_it_twice_registers_the_op_once(first: str, then: str) -> None:
-    # The loader hands out the library it already has, whichever way it is reached, so the
-    # namespace is registered once (a second registration crashes: the next test).
-    script = (
+def twice(first: str, then: str) -> str:
+    """A script that loads the library (argv[1]) one way, then another, then uses the op."""
+    return (
         f"import ctypes, sys\nimport torch\n{LOADS[first]}\n{LOADS[then]}\nimport sum_double\n"
         "a = torch.randn(5)\n"
         "assert torch.equal(sum_double.add(a, a), a + a)\n"
         "assert torch.equal(torch.ops.sum_double.add(a, a), a + a)\n"
         "print('once: ok')\n"
     )
-    proc = python(script, sum_double.library_path())
+
+
+# argv[1]: a copy of the op library, in another folder.
+COPY = (
+    "import ctypes, sys, torch, sum_double\n"
+    "print('imported', flush=True)\n"
+    "ctypes.CDLL(sys.argv[1])\n"
+)
+
+
+@pytest.fixture(scope="module")
+def fresh(tmp_path_factory: pytest.TempPathFactory) -> Runs:
+    """The loading rules' processes (the next two tests), side by side, with the op library's path
+    or a copy's as argv[1]. ci/aarch64.sh leaves out every test that reads this."""
+    library = sum_double.library_path()
+    copy = tmp_path_factory.mktemp("copy") / "libsum_double_ops.so"
+    copy.write_bytes(Path(library).read_bytes())
+    commands = {"copy": ["-c", COPY, str(copy)]}
+    for first, then in TWICE:
+        commands[f"{first} then {then}"] = ["-c", twice(first, then), library]
+    return run_side_by_side(commands)
+
+
+@pytest.mark.parametrize(("first", "then"), TWICE)
+def test_loading_it_twice_registers_the_op_once(first: str, then: str, fresh: Runs) -> None:
+    # The loader hands out the library it already has, whichever way it is reached, so the
+    # namespace is registered once (a second registration crashes: the next test).
+    proc = fresh[f"{first} then {then}"].result()
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "once: ok\n"
 
 
-def test_a_copy_of_the_library_elsewhere_is_a_second_registration(tmp_path: Path) -> None:
+def test_a_copy_of_the_library_elsewhere_is_a_second_registration(fresh: Runs) -> None:
     # Why "the wheel's library, not a second file" (docs/deploying.md): another path is another
     # library to the loader, and its registrations run again; torch does not survive that.
-    copy = tmp_path / "libsum_double_ops.so"
-    copy.write_bytes(Path(sum_double.library_path()).read_bytes())
-    script = (
-        "import ctypes, sys, torch, sum_double\n"
-        "print('imported', flush=True)\n"
-        "ctypes.CDLL(sys.argv[1])\n"
-    )
-    proc = python(script, str(copy))
+    proc = fresh["copy"].result()
     assert proc.stdout == "imported\n", proc.stderr
     assert proc.returncode < 0, "expected the process to die of a signal"
 
@@ -141,20 +159,29 @@ print("loaded: ok")
 """
 
 
-def test_a_saved_program_loads_and_runs_after_import_sum_double(
-    saved_program: tuple[Path, Path],
-) -> None:
-    proc = python(LOAD.format(imports="import sum_double"), *map(str, saved_program))
+@pytest.fixture(scope="module")
+def loads(saved_program: tuple[Path, Path]) -> Runs:
+    """The saved program loaded by two fresh Pythons side by side: after `import sum_double`, and
+    with no import. ci/aarch64.sh leaves out every test that reads this."""
+    paths = [str(path) for path in saved_program]
+    return run_side_by_side(
+        {
+            "after import": ["-c", LOAD.format(imports="import sum_double"), *paths],
+            "no import": ["-c", LOAD.format(imports=""), *paths],
+        }
+    )
+
+
+def test_a_saved_program_loads_and_runs_after_import_sum_double(loads: Runs) -> None:
+    proc = loads["after import"].result()
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "loaded: ok\n"
 
 
-def test_without_the_import_the_error_names_the_op_to_register(
-    saved_program: tuple[Path, Path],
-) -> None:
+def test_without_the_import_the_error_names_the_op_to_register(loads: Runs) -> None:
     # torch's own words (its loader is all that runs): the op's name, whose namespace is the
     # package to import, and that it must be registered first. No traceback of ours is involved.
-    proc = python(LOAD.format(imports=""), *map(str, saved_program))
+    proc = loads["no import"].result()
     assert proc.returncode != 0
     assert "torch.ops.sum_double.add" in proc.stderr, proc.stderr
     assert "custom op is not registered" in proc.stderr, proc.stderr

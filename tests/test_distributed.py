@@ -4,7 +4,7 @@ The ranks are two processes running tests/distributed_worker.py (its cases: dist
 and distributed_training.py), started once per device by a module-scoped fixture (gloo on the
 CPU; NCCL on cuda:0 and cuda:1 where two GPUs are present), on the loopback interface only and
 within a hard time limit. They run every case; each test here reads its case's outcome. The last
-tests check when the sharding rule is registered.
+tests check when the sharding rule is registered, each in a fresh one-rank process (side by side).
 """
 
 import json
@@ -20,6 +20,7 @@ import pytest
 import torch
 
 from distributed_cases import BROADCAST_CASES, MIXED_DTYPE_CASES, PLACEMENT_CASES
+from support import Runs, run_side_by_side
 
 WORKER = Path(__file__).with_name("distributed_worker.py")
 WORLD_SIZE = 2
@@ -155,19 +156,6 @@ print(result, flush=True)
 """
 
 
-def _add_dtensors_after(imports: str, tmp_path: Path) -> list[str]:
-    """The lines that _ADD_DTENSORS prints after ``imports``: "imported", gloo's, the result."""
-    child = subprocess.run(
-        [sys.executable, "-W", "error", "-c", imports + _ADD_DTENSORS, str(tmp_path / "store")],
-        env={**os.environ, **LOOPBACK_ONLY},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert (child.returncode, child.stderr) == (0, ""), child.stderr
-    return child.stdout.splitlines()
-
-
 IMPORT_ORDERS = {
     # The usual order: the rule waits for torch.distributed.tensor (importing it costs about a
     # second, which `import sum_double` does not pay).
@@ -178,23 +166,45 @@ IMPORT_ORDERS = {
     ),
     "dtensor_first": "import torch.distributed.tensor, sum_double\n",
 }
+# As on a torch that lacks the API: plain tensors as before, no output, no warning (-W error), and
+# DTensor's own error for a DTensor.
+WITHOUT_REGISTER_SHARDING = (
+    "import torch.distributed.tensor.experimental as experimental\n"
+    "del experimental.register_sharding\n"
+    "import torch, sum_double\n"
+    "assert torch.equal(sum_double.add(torch.ones(2), torch.ones(2)), torch.full((2,), 2.0))\n"
+)
 
 
-@pytest.mark.parametrize("imports", IMPORT_ORDERS.values(), ids=IMPORT_ORDERS)
-def test_rule_registered_whichever_is_imported_first(imports: str, tmp_path: Path) -> None:
-    lines = _add_dtensors_after(imports, tmp_path)
+@pytest.fixture(scope="module")
+def rule_runs(tmp_path_factory: pytest.TempPathFactory) -> Runs:
+    """_ADD_DTENSORS after each of the imports above, each in a fresh Python (where the rule is
+    registered, or not, is the point), side by side; argv[1]: a FileStore of its own.
+    ci/aarch64.sh leaves out every test that reads this."""
+    folder = tmp_path_factory.mktemp("rule")
+    scripts = {**IMPORT_ORDERS, "without_register_sharding": WITHOUT_REGISTER_SHARDING}
+    commands = {
+        name: ["-W", "error", "-c", imports + _ADD_DTENSORS, str(folder / f"{name}.store")]
+        for name, imports in scripts.items()
+    }
+    return run_side_by_side(commands, timeout=120, env={**os.environ, **LOOPBACK_ONLY})
+
+
+def _lines(runs: Runs, name: str) -> list[str]:
+    """What that run printed: "imported", gloo's lines, the result; checked to have exited 0 and
+    written nothing to stderr."""
+    child = runs[name].result()
+    assert (child.returncode, child.stderr) == (0, ""), child.stderr
+    return child.stdout.splitlines()
+
+
+@pytest.mark.parametrize("order", IMPORT_ORDERS)
+def test_rule_registered_whichever_is_imported_first(order: str, rule_runs: Runs) -> None:
+    lines = _lines(rule_runs, order)
     assert (lines[0], lines[-1]) == ("imported", "(Shard(dim=0),)"), lines
 
 
-def test_without_register_sharding_the_op_works_and_import_says_nothing(tmp_path: Path) -> None:
-    # As on a torch that lacks the API: plain tensors as before, no output, no warning (-W error),
-    # and DTensor's own error for a DTensor.
-    imports = (
-        "import torch.distributed.tensor.experimental as experimental\n"
-        "del experimental.register_sharding\n"
-        "import torch, sum_double\n"
-        "assert torch.equal(sum_double.add(torch.ones(2), torch.ones(2)), torch.full((2,), 2.0))\n"
-    )
-    lines = _add_dtensors_after(imports, tmp_path)
+def test_without_register_sharding_the_op_works_and_import_says_nothing(rule_runs: Runs) -> None:
+    lines = _lines(rule_runs, "without_register_sharding")
     assert lines[0] == "imported", lines
     assert lines[-1].startswith("NotImplementedError: Operator sum_double.add.default does not")

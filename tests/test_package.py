@@ -16,19 +16,45 @@ import sum_double
 from sum_double import _C, _cli, _demo
 from sum_double.__main__ import main
 from sum_double._info import _gpu_code
+from support import CUDA_BUILD, HAS_CUDA, REFUSED_DEVICES, Runs, run_side_by_side
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=300)
 
 
-def test_old_torch_is_refused_with_a_clear_message() -> None:
-    # The guard reads torch.__version__ before loading the library; pretend torch is 2.9.
-    proc = run(
-        "-c",
-        "import torch; torch.__version__ = torch.torch_version.TorchVersion('2.9.1');"
-        "import sum_double",
-    )
+@pytest.fixture(scope="module")
+def fresh(tmp_path_factory: pytest.TempPathFactory) -> Runs:
+    """The fresh Pythons of the tests that read this, side by side: each imports torch, seconds
+    of a core. The demo's timings share the cores with the others ("too noisy" is a speed it
+    may print).
+
+    ci/aarch64.sh leaves out (-k) every test that reads this, so that none of these pays an
+    emulated `import torch`; a test it keeps would start them all.
+    """
+    no_wheel_file = str(tmp_path_factory.mktemp("no-WHEEL-file"))
+    commands = {
+        "old torch": ["-c", OLD_TORCH],
+        "demo cpu": ["-m", "sum_double", "--device", "cpu"],
+    }
+    if HAS_CUDA and CUDA_BUILD:  # where the CUDA tests run (conftest.py)
+        commands["demo cuda"] = ["-m", "sum_double", "--device", "cuda"]
+    if torch.cuda.device_count() <= 7:  # else its test skips
+        commands["cuda:7"] = ["-m", "sum_double", "--device", "cuda:7"]
+    for case, distribution in WITHOUT_A_WHEEL.items():
+        script = INFO_WITHOUT_A_WHEEL.format(distribution=distribution, tmp_path=no_wheel_file)
+        commands[f"info {case}"] = ["-c", script]
+    return run_side_by_side(commands)
+
+
+# The guard reads torch.__version__ before loading the library; pretend torch is 2.9.
+OLD_TORCH = (
+    "import torch; torch.__version__ = torch.torch_version.TorchVersion('2.9.1');import sum_double"
+)
+
+
+def test_old_torch_is_refused_with_a_clear_message(fresh: Runs) -> None:
+    proc = fresh["old torch"].result()
     assert proc.returncode != 0
     assert "ImportError: sum_double needs torch>=2.10, but torch 2.9.1 is installed" in proc.stderr
 
@@ -207,14 +233,6 @@ def test_schema() -> None:
     assert schema == "sum_double::add(Tensor a, Tensor b) -> Tensor"
 
 
-@pytest.fixture(scope="module")
-def info() -> str:
-    """What `python -m sum_double info` prints; run once, as it starts a Python that loads torch."""
-    proc = run("-m", "sum_double", "info")
-    assert proc.returncode == 0, proc.stderr
-    return proc.stdout
-
-
 def test_cli_info(info: str) -> None:
     assert f"sum-double {sum_double.__version__}" in info
     assert f"running on    torch {torch.__version__}" in info
@@ -320,33 +338,34 @@ def test_cli_info_names_the_wheel_tag(info: str) -> None:
     assert re.search(rf"^Tag: {tag}$", wheel, re.MULTILINE), wheel
 
 
-@pytest.mark.parametrize(
-    "sum_double_distribution",
-    [
-        "raise metadata.PackageNotFoundError(name)",  # e.g. a CMake build put on sys.path
-        "return metadata.PathDistribution(tmp_path)",  # a dist-info folder without a WHEEL file
-    ],
-    ids=["no-distribution", "no-WHEEL-file"],
-)
-def test_cli_info_without_a_wheel(sum_double_distribution: str, tmp_path: Path) -> None:
-    script = f"""
+# What metadata.distribution("sum-double") does for `info`, by test id: no distribution (e.g. a
+# CMake build put on sys.path), and a dist-info folder without a WHEEL file.
+WITHOUT_A_WHEEL = {
+    "no-distribution": "raise metadata.PackageNotFoundError(name)",
+    "no-WHEEL-file": "return metadata.PathDistribution(tmp_path)",
+}
+INFO_WITHOUT_A_WHEEL = """
 import sys
 from importlib import metadata
 from pathlib import Path
 
-tmp_path = Path({str(tmp_path)!r})
+tmp_path = Path({tmp_path!r})
 real_distribution = metadata.distribution
 
 def distribution(name):
     if name != "sum-double":  # torch looks up other distributions at import
         return real_distribution(name)
-    {sum_double_distribution}
+    {distribution}
 
 metadata.distribution = distribution
 from sum_double.__main__ import main
 sys.exit(main(["info"]))
 """
-    proc = run("-c", script)
+
+
+@pytest.mark.parametrize("case", WITHOUT_A_WHEEL)
+def test_cli_info_without_a_wheel(case: str, fresh: Runs) -> None:
+    proc = fresh[f"info {case}"].result()
     assert proc.returncode == 0, proc.stderr
     assert "  wheel         not installed from a wheel\n" in proc.stdout
 
@@ -420,7 +439,8 @@ def test_cli_refuses_a_bad_command_line_without_torch() -> None:
 
 def test_another_modules_run_is_not_answered(tmp_path: Path) -> None:
     # A package run with -m that imports sum_double as it loads: sys.argv[0] is "-m" then too,
-    # but the --help is that package's own, and the op is registered as always.
+    # but the --help is that package's own, and the op is registered as always. Not one of the
+    # `fresh` runs: ci/aarch64.sh keeps this test.
     (tmp_path / "other").mkdir()
     (tmp_path / "other" / "__init__.py").write_text("import sum_double\n")
     main = "import sys, torch\nprint('other', sys.argv[1:], hasattr(torch.ops.sum_double, 'add'))\n"
@@ -436,17 +456,7 @@ def test_another_modules_run_is_not_answered(tmp_path: Path) -> None:
     assert proc.stdout == "other ['--help'] True\n"
 
 
-NO_GPU = pytest.mark.skipif(torch.cuda.is_available(), reason="a machine without a GPU")
-
-
-@pytest.mark.parametrize(
-    ("device", "problem"),
-    [
-        pytest.param("cuda", "--device cuda: torch sees no CUDA device", marks=NO_GPU),
-        pytest.param("cuda:1", "--device cuda:1: torch sees no CUDA device", marks=NO_GPU),
-        pytest.param("gpu", "--device gpu: expected cpu, cuda or cuda:N"),
-    ],
-)
+@pytest.mark.parametrize(("device", "problem"), REFUSED_DEVICES)
 def test_cli_refuses_a_device_it_cannot_use(
     device: str, problem: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -460,11 +470,11 @@ def test_cli_refuses_a_device_it_cannot_use(
     assert err.endswith(f"\npython -m sum_double: error: {problem}\n")
 
 
-def test_cli_refuses_a_gpu_it_does_not_have_without_a_traceback() -> None:
+def test_cli_refuses_a_gpu_it_does_not_have_without_a_traceback(fresh: Runs) -> None:
     # The whole command, as a user runs it; cuda:7 on a machine of fewer GPUs.
     if torch.cuda.device_count() > 7:
         pytest.skip("this machine has a cuda:7")
-    proc = run("-m", "sum_double", "--device", "cuda:7")
+    proc = fresh["cuda:7"].result()
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
     error = proc.stderr.splitlines()[-1]
@@ -508,8 +518,8 @@ SPEED = re.compile(r"(\d+\.\d\d)x ±\d+%|too noisy: .+")
 
 
 @pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=pytest.mark.cuda)])
-def test_cli_demo(device: str) -> None:
-    proc = run("-m", "sum_double", "--device", device)
+def test_cli_demo(device: str, fresh: Runs) -> None:
+    proc = fresh[f"demo {device}"].result()
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     build = "CPU-only build" if _C.cpu_only else "CPU + CUDA build"
