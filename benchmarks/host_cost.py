@@ -7,12 +7,13 @@ the machine does falls on each alike (on a shared VM it swings by 2x).
 
 Below the two headline rows, each table adds one layer at a time, so that the differences between
 its rows are what each layer costs: calling an op through torch.ops at all, our op's C++ layer,
-torch's Python autograd kernel for custom ops (what `torch.ops.sum_double.add` pays even when
-nothing needs grad), and the wrapper's routes (`sum_double._ops`: the fast one on torch's private
-names, which `sum_double.add` takes where they exist, and the public one).
+torch's C++ autograd fallback (what `torch.ops.sum_double._add`, the op below autograd, which
+compiled graphs call, pays), the op's Python autograd kernel (what `torch.ops.sum_double.add`
+pays even when nothing needs grad), and the wrapper's routes (`sum_double._ops`: the fast one on
+torch's private names, which `sum_double.add` takes where they exist, and the public one).
 
     python benchmarks/host_cost.py [--device cuda] [--n 1024] [--calls 2000] [--rounds 15]
-                                   [--cpu-time] [--evict MIB]
+                                   [--cpu-time] [--evict MIB] [--compiled]
 
 --cpu-time (CPU only) times with this thread's CPU time instead of the wall clock: on a machine
 shared with other work, the time the core spends on other processes then stays out.
@@ -20,6 +21,10 @@ shared with other work, the time the core spends on other processes then stays o
 one by one, the callables in turn (each figure is then the median call): every host path starts
 with the caches that a large input leaves it (a kernel that has just streamed through megabytes),
 not with the warm caches of back-to-back calls.
+--compiled adds a table for the op inside graphs that torch.compile (inductor) made: chains of 1
+and of 9 calls, each a graph of its own, so that (time of 9 - time of 1) / 8 is one call's cost in
+a graph, with and without inputs that require grad (a training step's forward graph), beside what
+each call in such a graph runs: the op as the graph calls it, and inductor's check of its output.
 """
 
 import argparse
@@ -68,6 +73,60 @@ def per_call_us(
     return {name: statistics.median(s) for name, s in samples.items()}
 
 
+def _below_autograd_op() -> torch._ops.OpOverload:
+    """What graphs traced below autograd call: the op's name there, or the op itself in a tree
+    from before that name existed (host_cost_ab.sh times older trees too)."""
+    if hasattr(torch.ops.sum_double, "_add"):
+        return torch.ops.sum_double._add.default
+    return torch.ops.sum_double.add.default
+
+
+def compiled_table(
+    x: torch.Tensor, y: torch.Tensor, device: torch.device, calls: int, rounds: int, clock
+) -> None:
+    """One call's cost inside compiled graphs, against the same call made eagerly."""
+    try:  # what inductor checks each extern call's output with (torch 2.14; 2.11 lacks it)
+        from torch._inductor.runtime.runtime_utils import assert_tensor_metadata
+    except ImportError:  # before: its size and stride only
+
+        def assert_tensor_metadata(t: torch.Tensor, size, stride, dtype, op: str) -> None:
+            torch._C._dynamo.guards.assert_size_stride(t, size, stride)
+
+    def chain(add: Callable[..., torch.Tensor], k: int) -> Callable[..., torch.Tensor]:
+        def f(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+            for _ in range(k):
+                a = add(a, b)
+            return a
+
+        return torch.compile(f, fullgraph=True)
+
+    xg, yg = x.clone().requires_grad_(), y.clone().requires_grad_()
+    one, nine = chain(sum_double.add, 1), chain(sum_double.add, 9)
+    one_grad, nine_grad = chain(sum_double.add, 1), chain(sum_double.add, 9)
+    out = sum_double.add(x, y)
+    op = _below_autograd_op()
+    fns: dict[str, Callable[[], object]] = {
+        "1": lambda: one(x, y),
+        "9": lambda: nine(x, y),
+        "1 grad": lambda: one_grad(xg, yg),
+        "9 grad": lambda: nine_grad(xg, yg),
+        "op": lambda: op(x, y),
+        "check": lambda: assert_tensor_metadata(
+            out, tuple(out.shape), out.stride(), out.dtype, "op"
+        ),
+    }
+    times = per_call_us(fns, device, calls // 4, rounds, clock)
+    print("  inside a compiled graph (inductor), one call of the op:")
+    rows = [
+        ("no grad", (times["9"] - times["1"]) / 8),
+        ("inputs require grad (the forward graph)", (times["9 grad"] - times["1 grad"]) / 8),
+        (f"  what the graph calls: {op._schema.name.replace('::', '.')}", times["op"]),
+        ("  inductor's check of its output", times["check"]),
+    ]
+    for name, us in rows:
+        print(f"    {name:<42} {us:>6.2f} us")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
@@ -76,6 +135,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--cpu-time", action="store_true")
     parser.add_argument("--evict", type=float, metavar="MIB")
+    parser.add_argument("--compiled", action="store_true")
     args = parser.parse_args()
     device = torch.device(args.device)
     if args.cpu_time and device.type != "cpu":
@@ -121,6 +181,9 @@ def main() -> None:
             lambda: torch.ops.aten.add.Tensor(x, y)
         )
         no_grad_fns["torch.ops.sum_double.add, below autograd"] = below_autograd(lambda: op(x, y))
+        below = _below_autograd_op()
+        if below is not op:
+            no_grad_fns["torch.ops.sum_double._add"] = lambda: below(x, y)
         no_grad_fns["fast route"] = lambda: fast(x, y)
         grad_fns["fast route"] = lambda: fast(xg, yg)
     no_grad = per_call_us(no_grad_fns, device, args.calls, args.rounds, clock, evict)
@@ -138,12 +201,16 @@ def main() -> None:
             ("torch.ops.aten.add.Tensor", "any op through torch.ops: op object, boxed call"),
             ("torch.ops.aten.add.Tensor, below autograd", "+ the guard that skips autograd"),
             ("torch.ops.sum_double.add, below autograd", "our C++ op layer for aten's"),
-            ("torch.ops.sum_double.add", "the op as graphs call it: + torch's Python autograd"),
+            (
+                "torch.ops.sum_double._add",
+                "as compiled graphs call it: + the C++ autograd fallback",
+            ),
+            ("torch.ops.sum_double.add", "+ the op's Python autograd kernel"),
             ("fast route", "sum_double.add less its own checks"),
             ("public route", "what runs where a private name is missing"),
         ],
         "grad": [
-            ("torch.ops.sum_double.add", "register_autograd's Function, called from C++"),
+            ("torch.ops.sum_double.add", "its autograd kernel's Function, called from C++"),
             ("fast route", "Function in the forward(ctx, ...) form"),
             ("public route", "Function with setup_context: apply binds with inspect"),
         ],
@@ -153,6 +220,8 @@ def main() -> None:
         for name, what in layers[case]:
             if name in times:
                 print(f"    {name:<42} {times[name]:>6.2f} us  {what}")
+    if args.compiled:
+        compiled_table(x, y, device, args.calls, args.rounds, clock)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 # The whole GPU suite in one command, on a machine with a CUDA GPU and an offline Python that
 # already has torch, scikit-build-core, pybind11, cmake, ninja, pytest and hypothesis: the CPU-only
 # build's error for CUDA tensors; build and install from source; the whole test suite (CUDA tests
-# must run, not skip); compute-sanitizer's four tools (ci/sanitize.sh); the demo; host cost.
+# must run, not skip); compute-sanitizer's four tools (ci/sanitize.sh); the demo; host cost (eager
+# and inside compiled graphs).
 # Logs go to $LOG_DIR (default: ./gpu-logs). CPU_ONLY_CHECK=0 or SANITIZER=0 skip those steps.
 # WHEEL=path/to.whl tests that wheel (e.g. the release build's repaired one) instead of a source build.
 set -euo pipefail
@@ -47,4 +48,4 @@ fi
 echo "==> demo"
 "$python" -m sum_double | tee "$log/demo.txt"
 echo "==> host cost"
-"$python" benchmarks/host_cost.py | tee "$log/host_cost.txt"
+"$python" benchmarks/host_cost.py --compiled | tee "$log/host_cost.txt"

@@ -11,7 +11,9 @@ import torch
 from torch._C._profiler import _EventType, _ProfilerEvent
 from torch.profiler import ProfilerActivity, profile
 
-OP = "sum_double::add"  # the name the profiler records for a call of the op, whatever the route
+# The name the profiler records for the op's work, whatever the route: below autograd every route
+# calls sum_double::_add (where torch.ops.sum_double.add is called, its record encloses that one).
+OP = "sum_double::_add"
 # What may run inside the op's record: the output's allocation, if it goes through the dispatcher
 # (on CUDA it does; on the CPU the C shim allocates below it and the profiler shows no op).
 ALLOCATING = {"aten::empty_strided", "aten::empty"}
@@ -86,7 +88,7 @@ def what_one_call_does(call: Callable[[], torch.Tensor], device: str) -> Seen:
             if allocating > 1:
                 problems.append(f"a second allocating op inside {OP}: {e.name}")
         elif _inside(op, e) and not e.name.startswith("aten::"):
-            pass  # a record around the op: the wrapper's autograd Function
+            pass  # a record around the op: an autograd Function, torch.ops.sum_double.add
         else:
             where = "inside" if _inside(e, op) else "beside"
             problems.append(f"{e.name} ran {where} {OP}")

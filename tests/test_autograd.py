@@ -1,5 +1,6 @@
-"""Gradients and forward-mode AD, through every route in: torch.add's bit for bit, uncopied where
-torch's are; gradcheck; the fast route's fallback when a private torch name is gone."""
+"""Gradients and forward-mode AD, through every route in (torch.ops.sum_double.add too):
+torch.add's bit for bit, uncopied where torch's are; gradcheck; the fast route's fallback when a
+private torch name is gone; the op below autograd, which has no derivative of its own."""
 
 import pytest
 import torch
@@ -52,7 +53,7 @@ def test_gradients_are_torch_adds(device: str, add: Add, a_meta: tuple, b_meta: 
 
 
 @pytest.mark.parametrize(("a_meta", "b_meta"), MIXED_AND_BROADCAST)
-def test_forward_ad_is_torch_adds(device: str, wrapper: Add, a_meta: tuple, b_meta: tuple) -> None:
+def test_forward_ad_is_torch_adds(device: str, add: Add, a_meta: tuple, b_meta: tuple) -> None:
     (a_shape, a_dtype), (b_shape, b_dtype) = a_meta, b_meta
     a, ta = (torch.randn(a_shape, device=device, dtype=a_dtype) for _ in range(2))
     b, tb = (torch.randn(b_shape, device=device, dtype=b_dtype) for _ in range(2))
@@ -62,7 +63,7 @@ def test_forward_ad_is_torch_adds(device: str, wrapper: Add, a_meta: tuple, b_me
                 x if t is None else fwAD.make_dual(x, t)
                 for x, t in zip((a, b), tangents, strict=True)
             ]
-            mine = fwAD.unpack_dual(wrapper(*duals)).tangent
+            mine = fwAD.unpack_dual(add(*duals)).tangent
             theirs = fwAD.unpack_dual(torch.add(*duals)).tangent
         assert_bitwise_equal(mine, theirs)
 
@@ -102,30 +103,39 @@ def test_same_tensor_twice_accumulates(device: str, add: Add) -> None:
     assert torch.equal(a.grad, torch.full_like(a, 2.0))
 
 
-def test_forward_mode_ad_through_the_wrapper(device: str, wrapper: Add) -> None:
+def test_forward_mode_ad_through_every_route(device: str, add: Add) -> None:
     # Dual tensors need no requires_grad: a no-grad shortcut that ignored them would silently drop
     # the tangent.
     x, y = torch.randn(5, device=device), torch.randn(5, device=device)
     tx, ty = torch.randn(5, device=device), torch.randn(5, device=device)
     with fwAD.dual_level():
-        out = wrapper(fwAD.make_dual(x, tx), y)
+        out = add(fwAD.make_dual(x, tx), y)
         assert torch.equal(fwAD.unpack_dual(out).tangent, tx)
-        out = wrapper(fwAD.make_dual(x, tx), fwAD.make_dual(y, ty))
+        out = add(fwAD.make_dual(x, tx), fwAD.make_dual(y, ty))
         assert torch.equal(fwAD.unpack_dual(out).tangent, tx + ty)
         assert torch.equal(fwAD.unpack_dual(out).primal, torch.add(x, y))
-        out = wrapper(x, fwAD.make_dual(y, ty))
+        out = add(x, fwAD.make_dual(y, ty))
         assert torch.equal(fwAD.unpack_dual(out).tangent, ty)
-        assert fwAD.unpack_dual(wrapper(x, y)).tangent is None
+        assert fwAD.unpack_dual(add(x, y)).tangent is None
 
 
-def test_forward_and_backward_gradcheck_through_the_wrapper(device: str, wrapper: Add) -> None:
+def test_forward_and_backward_gradcheck_through_every_route(device: str, add: Add) -> None:
     a = torch.randn(3, 4, device=device, dtype=torch.float64, requires_grad=True)
     b = torch.randn(3, 4, device=device, dtype=torch.float64, requires_grad=True)
-    assert torch.autograd.gradcheck(wrapper, (a, b), check_forward_ad=True)
+    assert torch.autograd.gradcheck(add, (a, b), check_forward_ad=True)
+
+
+def test_below_autograd_the_op_has_no_derivative_of_its_own(device: str) -> None:
+    # sum_double._add is what every route calls once autograd is dealt with (and what compiled
+    # graphs call). Called directly with an input that requires grad, torch's autograd fallback
+    # refuses at backward (a warning, an error here) rather than give a gradient silently.
+    a = torch.randn(3, device=device, requires_grad=True)
+    out = torch.ops.sum_double._add(a, a)
+    with pytest.raises((UserWarning, RuntimeError), match="autograd kernel was not registered"):
+        out.sum().backward()
 
 
 PRIVATE_NAMES = [
-    (torch._C, "_AutoDispatchBelowAutograd"),
     (torch._C, "_are_functorch_transforms_active"),
     (torch._C._functorch, "unwrap_if_dead"),
     (fwAD, "_current_level"),
@@ -139,7 +149,7 @@ def test_without_a_private_name_there_is_no_fast_route(
     # A torch release may drop any of them; sum_double.add must then take the public route, and
     # quietly (the suite turns warnings into errors).
     monkeypatch.delattr(module, name, raising=False)
-    assert _fast_route.make_fast_route(_ops._Add) is None
+    assert _fast_route.make_fast_route(_ops._Add, _ops._OpAdd, _ops._below_autograd) is None
 
 
 def test_gradcheck_and_gradgradcheck(device: str, add: Add) -> None:

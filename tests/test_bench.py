@@ -1,4 +1,5 @@
-"""`benchmarks/bench.py` runs end to end (tiny sizes), so it cannot rot between releases.
+"""`benchmarks/bench.py` runs end to end (tiny sizes), so it cannot rot between releases; the
+compiled-training benchmark's two models differ in their add alone.
 
 It asserts what the script reports, never how fast anything is: speed lives in benchmarks.
 """
@@ -11,7 +12,9 @@ import sys
 from pathlib import Path
 
 import pytest
+import torch
 
+import sum_double
 from support import REFUSED_DEVICES
 
 # A script of the repository, not of the wheel: imported from its file, as importlib's docs show.
@@ -25,6 +28,7 @@ sys.path.insert(0, str(_benchmarks))
 try:
     _spec.loader.exec_module(bench)
     timing = importlib.import_module("timing")
+    compiled_training = importlib.import_module("compiled_training")
 finally:
     sys.path.remove(str(_benchmarks))
 
@@ -141,3 +145,24 @@ def test_cpu_timing_never_hands_a_call_the_set_the_call_before_it_read() -> None
     # Each op goes first in half of the rounds.
     firsts = [timed[k][0] for k in range(0, len(timed), 2)]
     assert firsts.count("ours") == firsts.count("ref") == 3
+
+
+def test_compiled_training_models_differ_in_the_add_alone() -> None:
+    # The benchmark's comparison is fair only if its models share every weight and compute the
+    # same: eagerly, where sum_double.add is torch.add bit for bit, their outputs are equal.
+    models = compiled_training.make_models(
+        {"torch.add": torch.add, "sum_double.add": sum_double.add},
+        layers=2,
+        width=64,
+        dtype=torch.float32,
+        device=torch.device("cpu"),
+    )
+    ref, ours = (model._orig_mod for model in models.values())  # the modules torch.compile wraps
+    assert [b.add for b in ref] == [torch.add] * 2
+    assert [b.add for b in ours] == [sum_double.add] * 2
+    for (name, w), (_, w_ours) in zip(
+        ref.state_dict().items(), ours.state_dict().items(), strict=True
+    ):
+        assert torch.equal(w, w_ours), name
+    x = torch.randn(2, 8, 64)
+    assert torch.equal(ref(x), ours(x))

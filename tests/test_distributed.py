@@ -207,4 +207,5 @@ def test_rule_registered_whichever_is_imported_first(order: str, rule_runs: Runs
 def test_without_register_sharding_the_op_works_and_import_says_nothing(rule_runs: Runs) -> None:
     lines = _lines(rule_runs, "without_register_sharding")
     assert lines[0] == "imported", lines
-    assert lines[-1].startswith("NotImplementedError: Operator sum_double.add.default does not")
+    # DTensor meets the op below autograd, by that name (_ops.py).
+    assert lines[-1].startswith("NotImplementedError: Operator sum_double._add.default does not")

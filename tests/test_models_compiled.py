@@ -1,5 +1,7 @@
 """The tiny transformer compiled (aot_eager, inductor), exported and FX-traced: the op stays in
-the graph with its mixed dtypes, and the compiled model trains as the eager one does."""
+the graph with its mixed dtypes, and the compiled model trains as the eager one does. Graphs
+traced above autograd (Dynamo's, export's, FX's) name the op; those traced below it (AOT
+autograd's forward, inductor's code, export's ATen IR) name it there, sum_double._add."""
 
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -15,16 +17,17 @@ from support import assert_bitwise_equal
 from tiny_transformer import BATCH, TIME, WIDTH, Autocast, train, twins
 
 OP = torch.ops.sum_double.add.default
+BELOW_AUTOGRAD = torch.ops.sum_double._add.default
 
 
-def _op_nodes(gm: torch.fx.GraphModule) -> list[torch.fx.Node]:
+def _op_nodes(gm: torch.fx.GraphModule, op: torch._ops.OpOverload = OP) -> list[torch.fx.Node]:
     """The op's calls in ``gm`` and its submodules (export puts autocast regions in those)."""
     return [
         node
         for module in gm.modules()
         if isinstance(module, torch.fx.GraphModule)
         for node in module.graph.nodes
-        if node.op == "call_function" and node.target is OP
+        if node.op == "call_function" and node.target is op
     ]
 
 
@@ -78,7 +81,8 @@ def test_compiled_aot_eager_keeps_the_op_and_trains_as_eager(device: str) -> Non
     assert len(graphs["dynamo"]) == 1  # one graph, no recompilation over the steps
     assert len(_op_nodes(graphs["dynamo"][0])) == 6  # 2 blocks x (2 residual + 1 bias) adds
     (forward,) = graphs["forward"]
-    nodes = _op_nodes(forward)
+    assert _op_nodes(forward) == []
+    nodes = _op_nodes(forward, BELOW_AUTOGRAD)
     assert len(nodes) == 6
     assert {_input_dtypes(n) for n in _mixed(nodes)} == {
         (torch.float32, torch.bfloat16),
@@ -98,16 +102,21 @@ def test_compiled_inductor_keeps_the_op_and_trains_as_eager(device: str) -> None
         lambda: train(compiled_model, device, torch.bfloat16, compiled)
     )
     # The op is an extern call in inductor's forward code, once for each of the block's 2 adds
-    # (the backward needs no op: the gradients are the incoming one, reduced and cast).
-    calls = sum(source.count("torch.ops.sum_double.add.default(") for source in code)
+    # (the backward needs no op: the gradients are the incoming one, reduced and cast), by its
+    # name below autograd: no Python autograd kernel runs when the graph does.
+    calls = sum(source.count("torch.ops.sum_double._add.default(") for source in code)
     assert calls == 2, code
+    assert not any("torch.ops.sum_double.add.default(" in source for source in code), code
     _assert_close(compiled_losses, eager_losses)
 
 
 def _assert_exported(
-    program: torch.export.ExportedProgram, model: nn.Module, x: torch.Tensor
+    program: torch.export.ExportedProgram,
+    model: nn.Module,
+    x: torch.Tensor,
+    op: torch._ops.OpOverload = OP,
 ) -> None:
-    nodes = _op_nodes(program.graph_module)
+    nodes = _op_nodes(program.graph_module, op)
     assert len(nodes) == 6
     assert len(_mixed(nodes)) == 6  # every add mixes float32 with bfloat16
     assert_bitwise_equal(program.module()(x), model(x))  # and computes what the module does
@@ -126,7 +135,8 @@ def test_export_records_the_op_with_mixed_dtypes(device: str) -> None:
     x = torch.randn(BATCH, TIME, WIDTH, device=device)
     exported = torch.export.export(model, (x,), strict=False)
     _assert_exported(exported, model, x)
-    _assert_exported(exported.run_decompositions(), model, x)  # the ATen IR keeps the op too
+    # The ATen IR, traced below autograd, keeps it as sum_double._add.
+    _assert_exported(exported.run_decompositions(), model, x, BELOW_AUTOGRAD)
 
 
 @IGNORE_LEAFSPEC

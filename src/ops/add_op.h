@@ -14,6 +14,12 @@
 
 namespace sum_double::op {
 
+// The op's two names, each with every kernel below. torch.ops.sum_double.add is the one callers,
+// graphs and exported programs name: its autograd is Python (_ops.py), registered by
+// torch.library. Below autograd that Python calls sum_double::_add, which has no autograd kernel
+// of its own, so a compiled graph (traced below autograd) calls _add without entering Python.
+inline constexpr const char* kOpNames[] = {"add", "_add"};
+
 // Message pieces: text as it is, integers in decimal. Plain string building rather than iostreams,
 // which crash in a module that carries its own static libstdc++ (docs/limits.md; torch's
 // stable headers still use them in their own error paths).

@@ -36,5 +36,7 @@ Tensor add_cpu_op(const Tensor& a, const Tensor& b) {
 }  // namespace sum_double::op
 
 STABLE_TORCH_LIBRARY_IMPL(sum_double, CPU, m) {
-  m.impl("add", TORCH_BOX(&sum_double::op::add_cpu_op));
+  for (const char* name : sum_double::op::kOpNames) {
+    m.impl(name, TORCH_BOX(&sum_double::op::add_cpu_op));
+  }
 }

@@ -73,5 +73,7 @@ Tensor add_cuda_op(const Tensor& a, const Tensor& b) {
 }  // namespace sum_double::op
 
 STABLE_TORCH_LIBRARY_IMPL(sum_double, CUDA, m) {
-  m.impl("add", TORCH_BOX(&sum_double::op::add_cuda_op));
+  for (const char* name : sum_double::op::kOpNames) {
+    m.impl(name, TORCH_BOX(&sum_double::op::add_cuda_op));
+  }
 }

@@ -21,5 +21,7 @@ Tensor add_cuda_unavailable(const Tensor& /*a*/, const Tensor& /*b*/) {
 }  // namespace sum_double::op
 
 STABLE_TORCH_LIBRARY_IMPL(sum_double, CUDA, m) {
-  m.impl("add", TORCH_BOX(&sum_double::op::add_cuda_unavailable));
+  for (const char* name : sum_double::op::kOpNames) {
+    m.impl(name, TORCH_BOX(&sum_double::op::add_cuda_unavailable));
+  }
 }

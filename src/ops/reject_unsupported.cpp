@@ -103,8 +103,12 @@ Tensor add_maybe_nested(const Tensor& a, const Tensor& b) { return add_unsupport
 // tensors, which the other does not cover; a jagged one is a Python subclass whose
 // __torch_dispatch__ falls back to this key's kernel for ops it does not know.
 STABLE_TORCH_LIBRARY_IMPL(sum_double, CompositeExplicitAutograd, m) {
-  m.impl("add", TORCH_BOX(&sum_double::op::add_not_nested));
+  for (const char* name : sum_double::op::kOpNames) {
+    m.impl(name, TORCH_BOX(&sum_double::op::add_not_nested));
+  }
 }
 STABLE_TORCH_LIBRARY_IMPL(sum_double, CompositeImplicitAutogradNestedTensor, m) {
-  m.impl("add", TORCH_BOX(&sum_double::op::add_maybe_nested));
+  for (const char* name : sum_double::op::kOpNames) {
+    m.impl(name, TORCH_BOX(&sum_double::op::add_maybe_nested));
+  }
 }

@@ -54,7 +54,6 @@ def _register() -> None:
             return Shard(x_dim)
         return Replicate()
 
-    @register_sharding(torch.ops.sum_double.add.default)
     def _add_sharding(a: _Spec, b: _Spec) -> list[tuple[list[Placement], list[Placement]]]:
         # The strategies of torch.add (DTensor's pointwise rule), of which DTensor picks the one
         # that costs least to move the inputs to. Elementwise and linear: replicas add up to a
@@ -75,6 +74,10 @@ def _register() -> None:
         for d in range(len(shape)):
             rules.append(([Shard(d)], [follow(a, shape, d), follow(b, shape, d)]))
         return rules
+
+    # The op, and its name below autograd (_ops.py), which DTensor meets once autograd is done.
+    for op in (torch.ops.sum_double.add.default, torch.ops.sum_double._add.default):
+        register_sharding(op)(_add_sharding)
 
 
 class _ThenRegister(importlib.abc.Loader):

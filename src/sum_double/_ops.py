@@ -10,7 +10,10 @@ from ._errors import alpha_error, argument_error, is_out_of_memory, none_message
 from ._fast_route import make_fast_route
 from ._layout import output_strides
 
-_add = torch.ops.sum_double.add.default
+_op = torch.ops.sum_double.add.default  # what callers, graphs and exported programs name
+# The same kernels with no autograd kernel (add_op.h's kOpNames): what every route below calls
+# once autograd is dealt with, so that compiled graphs, traced there, call no Python per op.
+_below_autograd = torch.ops.sum_double._add.default
 _is_compiling = torch.compiler.is_compiling  # bound once: add() asks on every call
 
 
@@ -64,7 +67,6 @@ def _broadcast_error(a: torch.Size, b: torch.Size) -> str:
     )
 
 
-@torch.library.register_fake("sum_double::add")
 def _add_fake(a: Tensor, b: Tensor) -> Tensor:
     # check_inputs() of add_op.cpp, in the same words, so torch.compile rejects bad input while
     # tracing rather than when the graph runs.
@@ -100,7 +102,6 @@ def _result_dtype(a: torch.dtype, b: torch.dtype, a_is_0d: bool, b_is_0d: bool) 
     return torch.promote_types(a, b)
 
 
-@torch.library.register_vmap("sum_double::add")
 def _add_vmap(
     info: _VmapInfo, in_dims: tuple[int | None, int | None], a: Tensor, b: Tensor
 ) -> tuple[Tensor, int]:
@@ -126,7 +127,12 @@ def _add_vmap(
             a = a.to(out_dtype)
         if b_0d and b_dim is not None:
             b = b.to(out_dtype)
-    return _add(a, b), 0
+    return _op(a, b), 0  # the op with autograd: a batch may need gradients
+
+
+for _name in ("sum_double::add", "sum_double::_add"):
+    torch.library.register_fake(_name, _add_fake)
+    torch.library.register_vmap(_name, _add_vmap)
 
 
 # ---- The derivative, once: the op's own registration, and the autograd.Functions reuse it ----
@@ -157,45 +163,73 @@ def _jvp(ctx: Any, a_tangent: Tensor | None, b_tangent: Tensor | None) -> Tensor
     return tangent.expand(torch.broadcast_shapes(a_shape, b_shape)).to(dtype)
 
 
-# The backward needs nothing from the forward, so the op keeps no context at all.
-torch.library.register_autograd("sum_double::add", _backward)
-
-
 class _Add(torch.autograd.Function):
-    """The op's derivative plus what ``register_autograd`` cannot give the op itself.
+    """The op's derivative in the form torch.func transforms take (``setup_context``).
 
-    torch.library has no forward-mode registration, and the autograd it builds for a custom op
-    fails under ``torch.func.grad``: dual tensors and torch.func transforms need this Function.
-    Its forward is the op (autograd is off inside it, so the op's autograd kernel passes the call
-    down); under vmap that reaches the op's vmap rule, and backward and jvp are vmapped as they are.
+    A Function called from the op's own autograd kernel fails under ``torch.func.grad`` and
+    ``torch.func.jvp`` (functorch runs Functions as an operator of its own, which cannot be entered
+    from inside another), so torch.func transforms come here through ``sum_double.add``. Its
+    forward is the op below autograd; under vmap that reaches the op's vmap rule, and backward and
+    jvp are vmapped as they are.
     """
 
     generate_vmap_rule = True
 
     @staticmethod
     def forward(a: Tensor, b: Tensor) -> Tensor:
-        return _add(a, b)
+        return _below_autograd(a, b)
 
     setup_context = staticmethod(_setup_context)
     backward = staticmethod(_backward)
     jvp = staticmethod(_jvp)
 
 
-# ---- The public route: the op's registrations, and _Add for what they cannot do ---------------
+class _OpAdd(torch.autograd.Function):
+    """The same derivative in the older ``forward(ctx, ...)`` form, which ``apply`` binds without
+    ``inspect.signature`` and torch.func transforms refuse: torch.ops.sum_double.add's autograd,
+    and the fast route's outside torch.func transforms."""
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
+        _setup_context(ctx, (a, b), None)
+        return _below_autograd(a, b)
+
+    backward = staticmethod(_backward)
+    jvp = staticmethod(_jvp)
 
 
-def _public_route(a: Tensor, b: Tensor) -> Tensor:
-    if (
+def _differentiable(a: Tensor, b: Tensor) -> bool:
+    """Whether a + b goes on autograd's record: an input requires grad, or carries a tangent."""
+    return (
         ((a.requires_grad or b.requires_grad) and torch.is_grad_enabled())
         or _forward_ad.unpack_dual(a).tangent is not None
         or _forward_ad.unpack_dual(b).tangent is not None
-    ):
-        return _Add.apply(a, b)
-    return _add(a, b)
+    )
+
+
+def _op_autograd(a: Tensor | None, b: Tensor | None) -> Tensor:
+    if a is None or b is None:
+        return _below_autograd(a, b)  # whose checks name the argument
+    return _OpAdd.apply(a, b) if _differentiable(a, b) else _below_autograd(a, b)
+
+
+# torch.ops.sum_double.add's autograd. torch.library.register_autograd would build a Function
+# whose forward calls this very op below autograd, and compiled graphs, which are traced there,
+# would then call the op and this Python kernel on every call (benchmarks/NOTES.md, "Compiled
+# graphs"); here the forward calls _add, which has no autograd kernel.
+_LIB = torch.library.Library("sum_double", "IMPL")
+_LIB.impl("add", _op_autograd, "Autograd")
+
+
+# ---- The public route: _Add, which torch.func transforms take, around the op below autograd -----
+
+
+def _public_route(a: Tensor, b: Tensor) -> Tensor:
+    return _Add.apply(a, b) if _differentiable(a, b) else _below_autograd(a, b)
 
 
 # The fast route (_fast_route.py, optional), where this torch has the private names it reads.
-_fast_route = make_fast_route(_Add)
+_fast_route = make_fast_route(_Add, _OpAdd, _below_autograd)
 _route = _fast_route or _public_route
 
 
@@ -226,9 +260,8 @@ def add(a: Tensor, b: Tensor, *, alpha: None = None) -> Tensor:
     Gradients flow to both inputs (each with its input's shape and dtype), forward-mode AD
     included; the call works under ``torch.compile(fullgraph=True)`` and torch.func transforms
     (``grad``, ``jvp``, ``vmap``). ``torch.fx.symbolic_trace`` records it as the op,
-    ``torch.ops.sum_double.add``, which has the backward, the vmap rule and the fake kernel;
-    torch.library gives a custom op no forward-mode AD, though, and its backward fails under
-    ``torch.func.grad``: for dual tensors, ``torch.func.jvp`` or ``torch.func.grad``, call this
+    ``torch.ops.sum_double.add``, which has the backward, forward-mode AD, the vmap rule and
+    the fake kernel, but raises under ``torch.func.grad`` and ``torch.func.jvp``: there, call this
     function.
 
     Raises:
@@ -256,7 +289,7 @@ def add(a: Tensor, b: Tensor, *, alpha: None = None) -> Tensor:
             raise error
         if alpha is not None:
             _refuse_alpha(alpha)
-        return _add(a, b)
+        return _op(a, b)
     try:
         return _route(a, b)
     except RuntimeError as e:

@@ -1,0 +1,187 @@
+"""Compiled training: a transformer stack whose residual adds are sum_double.add, against the same
+stack with torch.add, both under torch.compile(fullgraph=True), forward + backward.
+
+    python benchmarks/compiled_training.py [--dtype bfloat16] [--layers 4] [--width 1024]
+        [--batch 8] [--seq 512] [--rounds 40] [--steps 5] [--device cuda]
+
+At these sizes a step is bound by the host (inductor's wrapper launching kernels one by one), so
+what an op costs the host shows in the step time, and so does any add that inductor could have
+fused with its neighbours but could not fuse across a custom op.
+
+Method. The models share their weights and input and take turns round by round (the order flips
+each round), each round `--steps` steps and then one synchronisation; a model's figure is the
+median over rounds of the time per step, and the speed is torch.add's figure over the other's.
+Then one profiled step per model: the kernels it launches, their GPU time, and the host time of
+the op's calls as the profiler records them (with its own overhead).
+"""
+
+import argparse
+import statistics
+import time
+from collections.abc import Callable
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+import sum_double
+
+Add = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
+
+
+class Block(nn.Module):
+    """Pre-norm attention, then an MLP, each added to the residual stream by ``add``."""
+
+    def __init__(self, add: Add, width: int) -> None:
+        super().__init__()
+        self.add = add
+        self.heads = width // 64
+        self.ln1, self.ln2 = nn.LayerNorm(width), nn.LayerNorm(width)
+        self.qkv, self.proj = nn.Linear(width, 3 * width), nn.Linear(width, width)
+        self.fc1, self.fc2 = nn.Linear(width, 4 * width), nn.Linear(4 * width, width)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        q, k, v = self.qkv(self.ln1(x)).unflatten(-1, (3, self.heads, -1)).permute(2, 0, 3, 1, 4)
+        att = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        x = self.add(x, self.proj(att.transpose(1, 2).flatten(2)))
+        return self.add(x, self.fc2(F.gelu(self.fc1(self.ln2(x)))))
+
+
+def make_models(
+    adds: dict[str, Add],
+    layers: int,
+    width: int,
+    dtype: torch.dtype,
+    device: torch.device,
+    backend: str | Callable[..., object] = "inductor",
+) -> dict[str, nn.Module]:
+    """One compiled stack per add, each with the same weights (drawn from seed 0)."""
+    models = {}
+    for name, add in adds.items():
+        torch.manual_seed(0)
+        model = nn.Sequential(*(Block(add, width) for _ in range(layers))).to(device, dtype)
+        models[name] = torch.compile(model, fullgraph=True, backend=backend)
+    return models
+
+
+def train_step(model: nn.Module, x: torch.Tensor) -> None:
+    for p in model.parameters():
+        p.grad = None
+    model(x).float().square().mean().backward()
+
+
+def time_steps(
+    models: dict[str, nn.Module], x: torch.Tensor, rounds: int, steps: int
+) -> dict[str, float]:
+    """Seconds per step, each model's median over rounds; the models take turns."""
+
+    def sync() -> None:
+        if x.is_cuda:
+            torch.cuda.synchronize(x.device)
+
+    samples: dict[str, list[float]] = {name: [] for name in models}
+    order = list(models)
+    for r in range(rounds):
+        for name in order if r % 2 == 0 else reversed(order):
+            sync()
+            t0 = time.perf_counter()
+            for _ in range(steps):
+                train_step(models[name], x)
+            sync()
+            samples[name].append((time.perf_counter() - t0) / steps)
+    return {name: statistics.median(s) for name, s in samples.items()}
+
+
+def profile_step(model: nn.Module, x: torch.Tensor) -> tuple[int, float, float]:
+    """One step under the profiler: GPU kernels launched, their total time (s), and the host time
+    (s) of the op's calls (by its name below autograd, which compiled graphs call, or its own)."""
+    activities = [torch.profiler.ProfilerActivity.CPU]
+    if x.is_cuda:
+        activities.append(torch.profiler.ProfilerActivity.CUDA)
+    # acc_events: one cycle either way, and without it torch 2.11 warns.
+    with torch.profiler.profile(activities=activities, acc_events=True) as prof:
+        train_step(model, x)
+        if x.is_cuda:
+            torch.cuda.synchronize(x.device)
+    kernels = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
+    gpu = sum(e.device_time for e in kernels) / 1e6
+    names = {"sum_double::_add", "sum_double::add"}  # never nested in a compiled graph
+    host = sum(e.cpu_time for e in prof.events() if e.name in names) / 1e6
+    return len(kernels), gpu, host
+
+
+def parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python benchmarks/compiled_training.py",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    default_device = "cuda" if torch.cuda.is_available() else "cpu"
+    parser.add_argument("--device", default=default_device, help="(default: %(default)s)")
+    parser.add_argument(
+        "--dtype",
+        default="bfloat16",
+        choices=["bfloat16", "float16", "float32"],
+        help="the weights' and activations' dtype (default: %(default)s)",
+    )
+    parser.add_argument("--layers", type=int, default=4, help="blocks (default: %(default)s)")
+    parser.add_argument(
+        "--width", type=int, default=1024, help="model width, 64 per head (default: %(default)s)"
+    )
+    parser.add_argument("--batch", type=int, default=8, help="(default: %(default)s)")
+    parser.add_argument("--seq", type=int, default=512, help="tokens (default: %(default)s)")
+    parser.add_argument(
+        "--rounds", type=int, default=40, help="turns of each model (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--steps", type=int, default=5, help="steps per turn (default: %(default)s)"
+    )
+    return parser
+
+
+def main() -> None:
+    args = parser().parse_args()
+    device, dtype = torch.device(args.device), getattr(torch, args.dtype)
+    adds = {"torch.add": torch.add, "sum_double.add": sum_double.add}
+    models = make_models(adds, args.layers, args.width, dtype, device)
+    torch.manual_seed(1)
+    x = torch.randn(args.batch, args.seq, args.width, device=device, dtype=dtype)
+    report(models, x, args.rounds, args.steps)
+
+
+def report(models: dict[str, nn.Module], x: torch.Tensor, rounds: int, steps: int) -> None:
+    """Compile and warm each model, time them, and print one row per model. Compiled torch.add
+    may round a fused chain once where eager code rounds each op, so the models' outputs are
+    compared with torch.add's (max |difference|) rather than asserted equal."""
+    t0 = time.perf_counter()
+    for model in models.values():
+        for _ in range(3):
+            train_step(model, x)
+    print(f"compiled and warmed in {time.perf_counter() - t0:.0f} s", flush=True)
+    with torch.no_grad():
+        ref_out = models["torch.add"](x)
+        diffs = {n: float((m(x) - ref_out).abs().max()) for n, m in models.items()}
+    name = torch.cuda.get_device_name(x.device) if x.is_cuda else "CPU"
+    print(
+        f"{name}, torch {torch.__version__}, sum_double {sum_double.__version__}; "
+        f"{x.dtype}, input {list(x.shape)}, {rounds} rounds of {steps} steps"
+    )
+    times = time_steps(models, x, rounds, steps)
+    ref = times["torch.add"]
+    print(
+        f"  {'model':<36} {'ms/step':>8} {'speed':>7} {'kernels':>8} {'GPU ms':>8} "
+        f"{'op host ms':>10} {'max diff':>9}"
+    )
+    for name, model in models.items():
+        kernels, gpu, host = profile_step(model, x)
+        print(
+            f"  {name:<36} {times[name] * 1e3:>8.3f} {ref / times[name]:>6.3f}x "
+            f"{kernels:>8} {gpu * 1e3:>8.3f} {host * 1e3:>10.3f} {diffs[name]:>9.2g}",
+            flush=True,
+        )
+    print("  speed: torch.add's time per step over the model's (above 1: faster)")
+    print("  kernels, GPU ms, op host ms: one profiled step (the profiler's overhead included)")
+
+
+if __name__ == "__main__":
+    main()
