@@ -47,9 +47,7 @@ struct Facts {
 };
 
 Facts facts_of(const Tensor& t, const char* name) {
-  // None arrives as an undefined tensor, on which every other query fails with torch's words.
-  SUM_DOUBLE_CHECK(t.defined(), "sum_double.add(): expected ", name,
-                   " to be a Tensor, but got None; pass a tensor");
+  check_defined(t, name);
   Facts f;
   CHECK_SHIM(aoti_torch_get_layout(t.get(), &f.layout));
   // The dispatcher sends other layouts elsewhere (reject_unsupported.cpp); this keeps the kernels

@@ -45,6 +45,13 @@ template <typename... Args>
     if (!(cond)) ::sum_double::op::fail(__VA_ARGS__); \
   } while (false)
 
+// None arrives as an undefined tensor, on which every other query fails with torch's words: both
+// checkers (check_inputs, and reject_unsupported.cpp's for the keys without a kernel) ask first.
+inline void check_defined(const torch::stable::Tensor& t, const char* name) {
+  SUM_DOUBLE_CHECK(t.defined(), "sum_double.add(): expected ", name,
+                   " to be a Tensor, but got None; pass a tensor");
+}
+
 // Newer headers keep torch's own message (e.g. "CUDA out of memory") in the exception, when the
 // running torch can give it (library_facts.h); older ones only name the failed call.
 #ifdef STABLE_TORCH_ERROR_CODE_CHECK

@@ -45,8 +45,7 @@ bool is_strided_nested(const Tensor& t) {
 // tensor's layout tells sparse, MKLDNN and jagged nested tensors; its dtype, quantized ones.
 // Strided nested tensors need is_strided_nested(), which only maybe_nested callers ask.
 void check_dense(const Tensor& t, const char* name, bool maybe_nested) {
-  SUM_DOUBLE_CHECK(t.defined(), "sum_double.add(): expected ", name,
-                   " to be a Tensor, but got None; pass a tensor");
+  check_defined(t, name);
   switch (t.layout()) {
     case Layout::Strided:
       break;
