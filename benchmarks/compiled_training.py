@@ -141,6 +141,10 @@ def parser() -> argparse.ArgumentParser:
 
 def main() -> None:
     args = parser().parse_args()
+    # A cached graph may come from another build of the op, calling it by another name (NOTES,
+    # "Compiled graphs"): compile each one here.
+    torch._inductor.config.fx_graph_cache = False
+    torch._functorch.config.enable_autograd_cache = False
     device, dtype = torch.device(args.device), getattr(torch, args.dtype)
     adds = {"torch.add": torch.add, "sum_double.add": sum_double.add}
     models = make_models(adds, args.layers, args.width, dtype, device)

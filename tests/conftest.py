@@ -96,8 +96,8 @@ def wrapper(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> 
 
 @pytest.fixture(params=["fast", "public", "op"])
 def add(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Add:
-    """The wrapper's routes, and the op itself (fake kernel + registered autograd: what
-    torch.compile and FX graphs call)."""
+    """The wrapper's routes, and the op itself (fake kernel + its autograd kernel: what FX graphs
+    and torch.ops callers call; compiled graphs call its name below autograd)."""
     if request.param == "op":
         return torch.ops.sum_double.add.default
     _force(request.param, monkeypatch)

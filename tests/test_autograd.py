@@ -128,11 +128,12 @@ def test_forward_and_backward_gradcheck_through_every_route(device: str, add: Ad
 def test_below_autograd_the_op_has_no_derivative_of_its_own(device: str) -> None:
     # sum_double._add is what every route calls once autograd is dealt with (and what compiled
     # graphs call). Called directly with an input that requires grad, torch's autograd fallback
-    # refuses at backward (a warning, an error here) rather than give a gradient silently.
+    # warns at backward and no gradient reaches the input (docs/limits.md).
     a = torch.randn(3, device=device, requires_grad=True)
     out = torch.ops.sum_double._add(a, a)
-    with pytest.raises((UserWarning, RuntimeError), match="autograd kernel was not registered"):
+    with pytest.warns(UserWarning, match="autograd kernel was not registered"):
         out.sum().backward()
+    assert a.grad is None
 
 
 PRIVATE_NAMES = [

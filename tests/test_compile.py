@@ -8,24 +8,35 @@ import torch
 import sum_double
 from support import MIXED_AND_BROADCAST
 
-
-# opcheck's own AOT test reads .grad of intermediate tensors it makes; that warning is torch's.
-@pytest.mark.filterwarnings("ignore:The .grad attribute of a Tensor that is not a leaf")
-@pytest.mark.parametrize("requires_grad", [False, True])
-@pytest.mark.parametrize(
+SHAPES_AND_VIEWS = pytest.mark.parametrize(
     "shape_and_view",
     [((5,), None), ((), None), ((0, 3), None), ((6, 4), torch.Tensor.t)],
     ids=["1d", "0d", "empty", "transposed"],
 )
-def test_opcheck(device: str, requires_grad: bool, shape_and_view) -> None:
+
+
+def _inputs(device: str, shape_and_view) -> tuple[torch.Tensor, torch.Tensor]:
     shape, view = shape_and_view
     a, b = torch.randn(shape, device=device), torch.randn(shape, device=device)
-    if view is not None:
-        a, b = view(a), view(b)
+    return (a, b) if view is None else (view(a), view(b))
+
+
+# opcheck's own AOT test reads .grad of intermediate tensors it makes; that warning is torch's.
+@pytest.mark.filterwarnings("ignore:The .grad attribute of a Tensor that is not a leaf")
+@pytest.mark.parametrize("requires_grad", [False, True])
+@SHAPES_AND_VIEWS
+def test_opcheck(device: str, requires_grad: bool, shape_and_view) -> None:
+    a, b = _inputs(device, shape_and_view)
     a.requires_grad_(requires_grad)  # leaves, strided or not
     b.requires_grad_(requires_grad)
     # Schema, fake kernel, autograd registration and AOT dispatch, all checked by torch itself.
     torch.library.opcheck(torch.ops.sum_double.add.default, (a, b))
+
+
+@SHAPES_AND_VIEWS
+def test_opcheck_below_autograd(device: str, shape_and_view) -> None:
+    # What compiled graphs call, which has no derivative of its own: the same checks without one.
+    torch.library.opcheck(torch.ops.sum_double._add.default, _inputs(device, shape_and_view))
 
 
 @pytest.mark.filterwarnings("ignore:The .grad attribute of a Tensor that is not a leaf")

@@ -140,6 +140,22 @@ def test_export_records_the_op_with_mixed_dtypes(device: str) -> None:
 
 
 @IGNORE_LEAFSPEC
+def test_the_aten_ir_replayed_with_grad_has_no_gradient_and_warns(device: str) -> None:
+    # export's ATen IR is recorded below autograd, so it calls sum_double._add, which has no
+    # derivative (docs/limits.md); the program export gives first, above autograd, trains.
+    ours, _ = twins(device, blocks=1, attention=False)
+    x = torch.randn(BATCH, TIME, WIDTH, device=device)
+    exported = torch.export.export(ours, (x,), strict=False)
+    x.requires_grad_()
+    exported.module()(x).sum().backward()
+    assert x.grad is not None
+    x.grad = None
+    with pytest.warns(UserWarning, match="autograd kernel was not registered"):
+        exported.run_decompositions().module()(x).sum().backward()
+    assert x.grad is None
+
+
+@IGNORE_LEAFSPEC
 def test_export_with_a_dynamic_batch(device: str) -> None:
     # As with torch.add: the fake kernel must not specialize the batch (guard on its value).
     ours, _ = twins(device)

@@ -1,5 +1,5 @@
 """torch.func through sum_double.add: grad, jvp, vmap (broadcast and mixed dtypes too), and a
-tensor kept past a transform."""
+tensor kept past a transform; grad and jvp through torch.ops.sum_double.add refused."""
 
 import pytest
 import torch
@@ -13,6 +13,19 @@ def test_torch_func_transforms(device: str, wrapper: Add) -> None:
     assert torch.equal(grad, torch.ones_like(x))
     _, tangent = torch.func.jvp(lambda x: wrapper(x, y), (x,), (t,))
     assert torch.equal(tangent, t)
+
+
+def test_grad_and_jvp_through_torch_ops_refuse_in_words_that_name_the_way_out(device: str) -> None:
+    # The op's autograd is a Function entered from inside the op, which functorch cannot take
+    # there: a clear error, never a gradient or tangent that is silently wrong (jvp once gave
+    # zeros).
+    x, y, t = (torch.randn(5, device=device) for _ in range(3))
+    op = torch.ops.sum_double.add
+    refusal = "torch.ops.sum_double.add does not work under torch.func.grad or torch.func.jvp"
+    with pytest.raises(RuntimeError, match=refusal):
+        torch.func.grad(lambda x: op(x, y).sum())(x)
+    with pytest.raises(RuntimeError, match=refusal):
+        torch.func.jvp(lambda x: op(x, y), (x,), (t,))
 
 
 def test_a_tensor_kept_past_a_transform_stands_for_its_tensor(device: str, wrapper: Add) -> None:

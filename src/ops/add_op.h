@@ -15,9 +15,9 @@
 namespace sum_double::op {
 
 // The op's two names, each with every kernel below. torch.ops.sum_double.add is the one callers,
-// graphs and exported programs name: its autograd is Python (_ops.py), registered by
-// torch.library. Below autograd that Python calls sum_double::_add, which has no autograd kernel
-// of its own, so a compiled graph (traced below autograd) calls _add without entering Python.
+// Dynamo and FX graphs and export's programs name: its autograd is Python (_ops.py). Once that
+// has dealt with autograd it calls sum_double::_add, which has no autograd kernel of its own, so
+// a compiled graph (traced below autograd) calls _add without the op's Python autograd kernel.
 inline constexpr const char* kOpNames[] = {"add", "_add"};
 
 // Message pieces: text as it is, integers in decimal. Plain string building rather than iostreams,

@@ -135,7 +135,7 @@ for _name in ("sum_double::add", "sum_double::_add"):
     torch.library.register_vmap(_name, _add_vmap)
 
 
-# ---- The derivative, once: the op's own registration, and the autograd.Functions reuse it ----
+# ---- The derivative, once: the op's autograd and the wrapper's routes apply it as Functions ----
 
 
 def _setup_context(ctx: Any, inputs: tuple[Tensor, Tensor], output: object) -> None:
@@ -191,8 +191,9 @@ class _OpAdd(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx: Any, a: Tensor, b: Tensor) -> Tensor:
-        _setup_context(ctx, (a, b), None)
-        return _below_autograd(a, b)
+        out = _below_autograd(a, b)
+        _setup_context(ctx, (a, b), out)
+        return out
 
     backward = staticmethod(_backward)
     jvp = staticmethod(_jvp)
@@ -208,9 +209,19 @@ def _differentiable(a: Tensor, b: Tensor) -> bool:
 
 
 def _op_autograd(a: Tensor | None, b: Tensor | None) -> Tensor:
-    if a is None or b is None:
-        return _below_autograd(a, b)  # whose checks name the argument
-    return _OpAdd.apply(a, b) if _differentiable(a, b) else _below_autograd(a, b)
+    if a is None or b is None or not _differentiable(a, b):
+        return _below_autograd(a, b)  # whose checks name a None argument
+    try:
+        return _OpAdd.apply(a, b)
+    except RuntimeError as e:
+        # functorch cannot enter a Function from inside an op's autograd kernel, and says so in
+        # words that name neither the op nor the way out.
+        if "functorch transforms" not in str(e):
+            raise
+        raise RuntimeError(
+            "torch.ops.sum_double.add does not work under torch.func.grad or torch.func.jvp "
+            "(its autograd runs inside the op); call sum_double.add, which does"
+        ) from e
 
 
 # torch.ops.sum_double.add's autograd. torch.library.register_autograd would build a Function
