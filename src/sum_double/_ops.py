@@ -10,9 +10,9 @@ from ._errors import alpha_error, argument_error, is_out_of_memory, none_message
 from ._fast_route import make_fast_route
 from ._layout import output_strides
 
-_op = torch.ops.sum_double.add.default  # what callers, graphs and exported programs name
+_op = torch.ops.sum_double.add.default  # what callers, Dynamo's and FX's graphs, export name
 # The same kernels with no autograd kernel (add_op.h's kOpNames): what every route below calls
-# once autograd is dealt with, so that compiled graphs, traced there, call no Python per op.
+# once autograd is dealt with, so that compiled graphs, traced there, run no Python kernel per op.
 _below_autograd = torch.ops.sum_double._add.default
 _is_compiling = torch.compiler.is_compiling  # bound once: add() asks on every call
 
