@@ -1,12 +1,15 @@
 """Compiled training: a transformer stack whose residual adds are sum_double.add, against the same
-stack with torch.add, both under torch.compile(fullgraph=True), forward + backward.
+stack with torch.add, under torch.compile(fullgraph=True), forward + backward. Two models use
+sum_double.add: as inductor compiles it by default (as an add, fused with its neighbours), and
+"unfused", compiled with SUM_DOUBLE_INDUCTOR_FUSION=0 (a call of the op's own kernel per add, what
+an op with no ATen twin gets).
 
     python benchmarks/compiled_training.py [--dtype bfloat16] [--layers 4] [--width 1024]
         [--batch 8] [--seq 512] [--rounds 40] [--steps 5] [--device cuda]
 
 At these sizes a step is bound by the host (inductor's wrapper launching kernels one by one), so
-what an op costs the host shows in the step time, and so does any add that inductor could have
-fused with its neighbours but could not fuse across a custom op.
+what an op costs the host shows in the step time, and so does any add that inductor does not fuse
+with its neighbours.
 
 Method. The models share their weights and input and take turns round by round (the order flips
 each round), each round `--steps` steps and then one synchronisation; a model's figure is the
@@ -16,6 +19,7 @@ the op's calls as the profiler records them (with its own overhead).
 """
 
 import argparse
+import os
 import statistics
 import time
 from collections.abc import Callable
@@ -62,6 +66,22 @@ def make_models(
         model = nn.Sequential(*(Block(add, width) for _ in range(layers))).to(device, dtype)
         models[name] = torch.compile(model, fullgraph=True, backend=backend)
     return models
+
+
+def unfused_inductor(gm: torch.fx.GraphModule, example_inputs: list[torch.Tensor]) -> object:
+    """Inductor, with the op's fusion off while it compiles (the switch is read as it lowers)."""
+    from torch._inductor.compile_fx import compile_fx
+
+    switch = "SUM_DOUBLE_INDUCTOR_FUSION"
+    before = os.environ.get(switch)
+    os.environ[switch] = "0"
+    try:
+        return compile_fx(gm, example_inputs)
+    finally:
+        if before is None:
+            del os.environ[switch]
+        else:
+            os.environ[switch] = before
 
 
 def train_step(model: nn.Module, x: torch.Tensor) -> None:
@@ -141,13 +161,16 @@ def parser() -> argparse.ArgumentParser:
 
 def main() -> None:
     args = parser().parse_args()
-    # A cached graph may come from another build of the op, calling it by another name (NOTES,
-    # "Compiled graphs"): compile each one here.
+    # A cached graph may come from another build of the op, or have been compiled with fusion on
+    # or off, which the caches' keys leave out (NOTES, "Compiled graphs"): compile each one here.
     torch._inductor.config.fx_graph_cache = False
     torch._functorch.config.enable_autograd_cache = False
     device, dtype = torch.device(args.device), getattr(torch, args.dtype)
     adds = {"torch.add": torch.add, "sum_double.add": sum_double.add}
-    models = make_models(adds, args.layers, args.width, dtype, device)
+    shape = (args.layers, args.width, dtype, device)
+    models = make_models(adds, *shape)
+    unfused = {"sum_double.add, unfused": sum_double.add}
+    models.update(make_models(unfused, *shape, unfused_inductor))
     torch.manual_seed(1)
     x = torch.randn(args.batch, args.seq, args.width, device=device, dtype=dtype)
     report(models, x, args.rounds, args.steps)

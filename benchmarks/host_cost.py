@@ -21,13 +21,15 @@ shared with other work, the time the core spends on other processes then stays o
 one by one, the callables in turn (each figure is then the median call): every host path starts
 with the caches that a large input leaves it (a kernel that has just streamed through megabytes),
 not with the warm caches of back-to-back calls.
---compiled adds a table for the op inside graphs that torch.compile (inductor) made: chains of 1
-and of 9 calls, each a graph of its own, so that (time of 9 - time of 1) / 8 is one call's cost in
+--compiled adds a table for the op inside graphs that torch.compile (inductor) made with the op's
+fusion off (SUM_DOUBLE_INDUCTOR_FUSION=0; fused, an add is no call): chains of 1 and of 9 calls,
+each a graph of its own, so that (time of 9 - time of 1) / 8 is one call's cost in
 a graph, with and without inputs that require grad (a training step's forward graph), beside what
 each call in such a graph runs: the op as the graph calls it, and inductor's check of its output.
 """
 
 import argparse
+import os
 import statistics
 import time
 from collections.abc import Callable
@@ -103,6 +105,9 @@ def compiled_table(
     # Graphs from the compile caches may come from another build of the op (host_cost_ab.sh
     # times two in turn), which may call it by another name: compile each one here.
     torch._inductor.config.fx_graph_cache = False
+    # The op's own call, as a graph makes it where inductor cannot fuse an op (fused, an add
+    # costs no call at all): what an op with no ATen twin pays.
+    os.environ["SUM_DOUBLE_INDUCTOR_FUSION"] = "0"
     torch._functorch.config.enable_autograd_cache = False
     xg, yg = x.clone().requires_grad_(), y.clone().requires_grad_()
     one, nine = chain(sum_double.add, 1), chain(sum_double.add, 9)

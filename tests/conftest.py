@@ -4,6 +4,7 @@ no GPU."""
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 
 import pytest
 import torch
@@ -102,6 +103,19 @@ def add(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Add:
         return torch.ops.sum_double.add.default
     _force(request.param, monkeypatch)
     return sum_double.add
+
+
+@pytest.fixture
+def no_compile_caches() -> Iterator[None]:
+    """A fresh Dynamo, and inductor's on-disk caches off: their keys leave out the op's lowering
+    (SUM_DOUBLE_INDUCTOR_FUSION), so they could hand back a graph compiled under the other one."""
+    torch._dynamo.reset()
+    with (
+        torch._inductor.config.patch(fx_graph_cache=False),
+        torch._functorch.config.patch(enable_autograd_cache=False),
+    ):
+        yield
+    torch._dynamo.reset()
 
 
 @pytest.fixture(scope="session")

@@ -9,10 +9,13 @@ its own) and of torch.add (which inductor fuses into one generated loop: what a 
 up). The packages' runs take turns: the median over rounds of `calls` back-to-back runs (then one
 sync). Per add: (sum_double's time - torch.add's) / adds. --compile-only writes the packages
 (DIR/sum_double.add.pt2, DIR/torch.add.pt2) for benchmarks/experiments/aoti_time, which times them
-from C++ where Python's loader is not usable.
+from C++ where Python's loader is not usable. main() turns the op's fusion off
+(SUM_DOUBLE_INDUCTOR_FUSION=0): left on, inductor compiles sum_double.add as the add it is, and both
+packages would be torch.add's.
 """
 
 import argparse
+import os
 import statistics
 import tempfile
 import time
@@ -57,6 +60,7 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=1024)
     parser.add_argument("--calls", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=11)
+    os.environ["SUM_DOUBLE_INDUCTOR_FUSION"] = "0"  # the op's own call in its package
     parser.add_argument("--out", type=Path, help="keep the packages here (default: a temp dir)")
     parser.add_argument("--compile-only", action="store_true", help="write the packages, time none")
     args = parser.parse_args()

@@ -2,19 +2,16 @@
 
 It goes to DTensor through ``register_sharding``, the API torch offers custom ops for this
 (experimental, and the same from torch 2.10 to 2.15), once ``torch.distributed.tensor`` is
-imported, by whoever imports it: importing it here would make ``import sum_double`` about a
-second slower for everyone who never shards (0.9 s after a 2.3-3.2 s ``import torch`` on a
-2-core machine, torch 2.14.1), and torch has no hook to run code after a module's import.
+imported, by whoever imports it (``_after_import.py``): importing it here would make
+``import sum_double`` about a second slower for everyone who never shards (0.9 s after a 2.3-3.2 s
+``import torch`` on a 2-core machine, torch 2.14.1).
 """
 
-import importlib.abc
-import sys
-from collections.abc import Sequence
-from importlib.machinery import ModuleSpec
-from types import ModuleType
 from typing import Any, Protocol
 
 import torch
+
+from ._after_import import call_after_import
 
 _DTENSOR = "torch.distributed.tensor"
 
@@ -76,55 +73,10 @@ def _register() -> None:
         return rules
 
     # The op, and its name below autograd (_ops.py), which DTensor meets once autograd is done.
-    for op in (torch.ops.sum_double.add.default, torch.ops.sum_double._add.default):
+    from ._ops import OPS  # imported after this module: _register runs late
+
+    for op in OPS:
         register_sharding(op)(_add_sharding)
 
 
-class _ThenRegister(importlib.abc.Loader):
-    """The loader of ``torch.distributed.tensor``'s spec, then ``_register``: DTensor's registry
-    exists once the module has run. Anything else asked of it is the real loader's."""
-
-    def __init__(self, loader: importlib.abc.Loader, finder: "_RegisterAfterImport") -> None:
-        self._loader, self._finder = loader, finder
-
-    def create_module(self, spec: ModuleSpec) -> ModuleType | None:
-        return self._loader.create_module(spec)
-
-    def exec_module(self, module: ModuleType) -> None:
-        self._loader.exec_module(module)
-        # Only now: a spec found by importlib.util.find_spec alone is never executed.
-        if self._finder in sys.meta_path:
-            sys.meta_path.remove(self._finder)
-        _register()
-
-    def __getattr__(self, name: str) -> Any:  # get_data, get_resource_reader, ...
-        if name == "_loader":  # not set yet (a copy being made): no recursion
-            raise AttributeError(name)
-        return getattr(self._loader, name)
-
-
-class _RegisterAfterImport(importlib.abc.MetaPathFinder):
-    """Finds nothing itself: gives the spec that the finders after it find for
-    ``torch.distributed.tensor`` a loader that registers the rule after the module runs."""
-
-    def find_spec(
-        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
-    ) -> ModuleSpec | None:
-        if fullname != _DTENSOR:
-            return None
-        for finder in sys.meta_path[sys.meta_path.index(self) + 1 :]:
-            find_spec = getattr(finder, "find_spec", None)  # legacy finders have none
-            spec = find_spec(fullname, path, target) if find_spec else None
-            if spec is not None:
-                break
-        else:
-            return None
-        if spec.loader is not None:
-            spec.loader = _ThenRegister(spec.loader, self)
-        return spec
-
-
-if _DTENSOR in sys.modules:
-    _register()
-else:
-    sys.meta_path.insert(0, _RegisterAfterImport())
+call_after_import(_DTENSOR, _register)

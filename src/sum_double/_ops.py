@@ -8,12 +8,14 @@ from torch import Tensor
 
 from ._errors import alpha_error, argument_error, is_out_of_memory, none_message
 from ._fast_route import make_fast_route
+from ._inductor_fusion import lower_as_add
 from ._layout import output_strides
 
 _op = torch.ops.sum_double.add.default  # what callers, Dynamo's and FX's graphs, export name
 # The same kernels with no autograd kernel (add_op.h's kOpNames): what every route below calls
 # once autograd is dealt with, so that compiled graphs, traced there, run no Python kernel per op.
 _below_autograd = torch.ops.sum_double._add.default
+OPS = (_op, _below_autograd)  # the same kernels by both names: add_op.h's kOpNames
 _is_compiling = torch.compiler.is_compiling  # bound once: add() asks on every call
 
 
@@ -130,9 +132,12 @@ def _add_vmap(
     return _op(a, b), 0  # the op with autograd: a batch may need gradients
 
 
-for _name in ("sum_double::add", "sum_double::_add"):
-    torch.library.register_fake(_name, _add_fake)
-    torch.library.register_vmap(_name, _add_vmap)
+for _overload in OPS:
+    torch.library.register_fake(_overload, _add_fake)
+    torch.library.register_vmap(_overload, _add_vmap)
+
+# Inductor compiles the op as the add it is (_inductor_fusion.py, optional).
+lower_as_add(OPS)
 
 
 # ---- The derivative, once: the op's autograd and the wrapper's routes apply it as Functions ----

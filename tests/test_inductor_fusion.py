@@ -1,0 +1,111 @@
+"""Inductor compiles the op as the add it is (_inductor_fusion.py): fused into its neighbours'
+kernels as torch.add is, with torch.add's results, on every torch in the matrix, once inductor is
+imported, whichever comes first. Delete this file with _inductor_fusion.py."""
+
+from collections.abc import Callable
+
+import pytest
+import torch
+from torch import Tensor
+from torch._inductor.utils import run_and_get_code
+
+import sum_double
+from sum_double import _inductor_fusion
+from sum_double._ops import OPS
+from support import MIXED_AND_BROADCAST, Runs, assert_bitwise_equal, run_side_by_side
+from tiny_transformer import train, twins
+
+
+@pytest.mark.usefixtures("no_compile_caches")
+def test_inductor_fuses_the_op_as_it_fuses_torch_add(device: str) -> None:
+    # One block, no attention: inductor's C++ compiles dominate on a small CPU machine.
+    ours, theirs = twins(device, blocks=1, attention=False)
+    ours_losses, code = run_and_get_code(
+        lambda: train(ours, device, torch.bfloat16, torch.compile(ours, fullgraph=True))
+    )
+    # No call of the op is left in inductor's code, forward or backward, and the model trains
+    # bit for bit as the torch.add one compiled does: the same fused kernels.
+    assert not any("sum_double" in source for source in code), code
+    theirs_losses = train(theirs, device, torch.bfloat16, torch.compile(theirs, fullgraph=True))
+    assert_bitwise_equal(ours_losses, theirs_losses)
+
+
+# Inductor's CPU code generator warns of float16 + bfloat16 in one kernel, as it does for torch.add.
+@pytest.mark.filterwarnings("ignore:bf16 and fp16 are mixed in the scheduler node")
+@pytest.mark.usefixtures("no_compile_caches")
+def test_a_fused_add_gives_compiled_torch_adds_results(device: str) -> None:
+    # Mixed dtypes, broadcasting, 0-dim inputs and a transposed one, in one graph (one compile).
+    gen = torch.Generator().manual_seed(0)
+    pairs = [
+        tuple(torch.randn(shape, generator=gen).to(device, dtype) for shape, dtype in case.values)
+        for case in MIXED_AND_BROADCAST
+    ]
+    pairs.append((torch.randn(5, 7, generator=gen).to(device).t(), torch.randn(7, 5).to(device)))
+    names = [case.id for case in MIXED_AND_BROADCAST] + ["transposed"]
+
+    def adds(add: Callable[[Tensor, Tensor], Tensor]) -> Callable[..., list[Tensor]]:
+        return lambda pairs: [add(a, b) for a, b in pairs]
+
+    ours, code = run_and_get_code(torch.compile(adds(sum_double.add), fullgraph=True), pairs)
+    assert not any("sum_double" in source for source in code), code
+    theirs = torch.compile(adds(torch.add), fullgraph=True)(pairs)
+    eager = adds(sum_double.add)(pairs)
+    unlike_eager = set()
+    for name, out, ref, op in zip(names, ours, theirs, eager, strict=True):
+        # Compiled torch.add's values (bits), dtype, shape and strides; the op's dtype, shape and
+        # strides, and its values too, but where inductor adds a wider 0-dim tensor unrounded.
+        assert_bitwise_equal(out, ref)
+        assert out.stride() == ref.stride() == op.stride(), name
+        assert (out.dtype, out.shape) == (op.dtype, op.shape), name
+        if not torch.equal(out, op):
+            unlike_eager.add(name)
+    assert unlike_eager <= {"wider-0-dim"}
+
+
+def test_where_this_torch_lacks_a_name_inductor_calls_the_op(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from torch._inductor import lowering
+
+    for missing in ("the add's lowering", "fallback_handler"):
+        table = {} if missing == "the add's lowering" else dict(lowering.lowerings)
+        monkeypatch.setattr(lowering, "lowerings", table)
+        if missing == "fallback_handler":
+            monkeypatch.delattr(lowering, "fallback_handler")
+        for op in OPS:
+            table.pop(op, None)
+        _inductor_fusion._register(OPS)  # must not raise
+        assert not any(op in table for op in OPS), missing
+
+
+_LOWERED = (
+    "import sys, torch\n"
+    "from torch._inductor import lowering\n"
+    "ops = (torch.ops.sum_double.add.default, torch.ops.sum_double._add.default)\n"
+    "assert all(op in lowering.lowerings for op in ops)\n"
+)
+
+
+@pytest.fixture(scope="module")
+def imports() -> Runs:
+    """``import sum_double`` alone, and before and after inductor's lowering table, each in a fresh
+    Python (where the order is not yet decided)."""
+    return run_side_by_side(
+        {
+            "alone": ["-c", "import sys, sum_double; print('torch._inductor' in sys.modules)"],
+            "sum_double first": ["-c", "import sum_double\n" + _LOWERED],
+            "inductor first": ["-c", "import torch._inductor.lowering, sum_double\n" + _LOWERED],
+        }
+    )
+
+
+def test_import_sum_double_does_not_load_inductor(imports: Runs) -> None:
+    run = imports["alone"].result()
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "False"  # it takes seconds: loaded by whoever compiles
+
+
+@pytest.mark.parametrize("order", ["sum_double first", "inductor first"])
+def test_the_lowering_is_there_whichever_is_imported_first(imports: Runs, order: str) -> None:
+    run = imports[order].result()
+    assert run.returncode == 0, run.stderr
