@@ -25,7 +25,7 @@ def test_inductor_fuses_the_op_as_it_fuses_torch_add(device: str) -> None:
     )
     # No call of the op is left in inductor's code, forward or backward, and the model trains
     # bit for bit as the torch.add one compiled does: the same fused kernels.
-    assert not any("sum_double" in source for source in code), code
+    assert not any("torch.ops.sum_double" in source for source in code), code
     theirs_losses = train(theirs, device, torch.bfloat16, torch.compile(theirs, fullgraph=True))
     assert_bitwise_equal(ours_losses, theirs_losses)
 
@@ -47,7 +47,7 @@ def test_a_fused_add_gives_compiled_torch_adds_results(device: str) -> None:
         return lambda pairs: [add(a, b) for a, b in pairs]
 
     ours, code = run_and_get_code(torch.compile(adds(sum_double.add), fullgraph=True), pairs)
-    assert not any("sum_double" in source for source in code), code
+    assert not any("torch.ops.sum_double" in source for source in code), code
     theirs = torch.compile(adds(torch.add), fullgraph=True)(pairs)
     eager = adds(sum_double.add)(pairs)
     unlike_eager = set()
@@ -62,39 +62,43 @@ def test_a_fused_add_gives_compiled_torch_adds_results(device: str) -> None:
     assert unlike_eager <= {"wider-0-dim"}
 
 
+@pytest.mark.parametrize("missing", ["decompositions", "lowerings", "fallback_handler"])
 def test_where_this_torch_lacks_a_name_inductor_calls_the_op(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, missing: str
 ) -> None:
-    from torch._inductor import lowering
+    from torch._inductor import decomposition, lowering
 
-    for missing in ("the add's lowering", "fallback_handler"):
-        table = {} if missing == "the add's lowering" else dict(lowering.lowerings)
-        monkeypatch.setattr(lowering, "lowerings", table)
-        if missing == "fallback_handler":
-            monkeypatch.delattr(lowering, "fallback_handler")
-        for op in OPS:
-            table.pop(op, None)
-        _inductor_fusion._register(OPS)  # must not raise
-        assert not any(op in table for op in OPS), missing
+    decompositions, lowerings = {}, {}  # stand-ins, so that the real tables stay as they are
+    monkeypatch.setattr(decomposition, "decompositions", decompositions)
+    monkeypatch.setattr(lowering, "lowerings", lowerings)
+    monkeypatch.delattr(decomposition if missing == "decompositions" else lowering, missing)
+    _inductor_fusion._register(OPS)  # must not raise
+    assert decompositions == lowerings == {}
 
 
-_LOWERED = (
-    "import sys, torch\n"
-    "from torch._inductor import lowering\n"
+_REGISTERED = (
+    "import torch\n"
+    "from torch._inductor import decomposition, lowering\n"
     "ops = (torch.ops.sum_double.add.default, torch.ops.sum_double._add.default)\n"
+    "assert all(op in decomposition.select_decomp_table() for op in ops)\n"
     "assert all(op in lowering.lowerings for op in ops)\n"
 )
 
 
 @pytest.fixture(scope="module")
 def imports() -> Runs:
-    """``import sum_double`` alone, and before and after inductor's lowering table, each in a fresh
-    Python (where the order is not yet decided)."""
+    """``import sum_double`` alone, and before and after inductor's tables, each in a fresh Python
+    (where the order is not yet decided). "inductor first" has used its decomposition table."""
     return run_side_by_side(
         {
             "alone": ["-c", "import sys, sum_double; print('torch._inductor' in sys.modules)"],
-            "sum_double first": ["-c", "import sum_double\n" + _LOWERED],
-            "inductor first": ["-c", "import torch._inductor.lowering, sum_double\n" + _LOWERED],
+            "sum_double first": ["-c", "import sum_double\n" + _REGISTERED],
+            "inductor first": [
+                "-c",
+                "import torch._inductor.lowering, torch._inductor.decomposition as d\n"
+                "d.select_decomp_table()\n"
+                "import sum_double\n" + _REGISTERED,
+            ],
         }
     )
 
@@ -106,6 +110,8 @@ def test_import_sum_double_does_not_load_inductor(imports: Runs) -> None:
 
 
 @pytest.mark.parametrize("order", ["sum_double first", "inductor first"])
-def test_the_lowering_is_there_whichever_is_imported_first(imports: Runs, order: str) -> None:
+def test_the_op_is_in_inductors_tables_whichever_is_imported_first(
+    imports: Runs, order: str
+) -> None:
     run = imports[order].result()
     assert run.returncode == 0, run.stderr
