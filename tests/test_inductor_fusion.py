@@ -2,7 +2,9 @@
 kernels as torch.add is, with torch.add's results, on every torch in the matrix, once inductor is
 imported, whichever comes first. Delete this file with _inductor_fusion.py."""
 
+import zipfile
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 import torch
@@ -115,3 +117,28 @@ def test_the_op_is_in_inductors_tables_whichever_is_imported_first(
 ) -> None:
     run = imports[order].result()
     assert run.returncode == 0, run.stderr
+
+
+@pytest.mark.usefixtures("no_compile_caches")
+def test_an_aotinductor_package_calls_no_op(tmp_path: Path) -> None:
+    # Fused, a package of a model that calls the op needs no op library to run.
+    class Model(torch.nn.Module):
+        def forward(self, x: Tensor, y: Tensor) -> Tensor:
+            return sum_double.add(x, y).relu()
+
+    args = (torch.randn(4, 8), torch.randn(8))
+    with torch.no_grad():
+        program = torch.export.export(Model(), args)
+    package = torch._inductor.aoti_compile_and_package(
+        program, package_path=str(tmp_path / "m.pt2")
+    )
+    with zipfile.ZipFile(package) as files:
+        code = [files.read(n).decode() for n in files.namelist() if n.endswith((".cpp", ".json"))]
+    # Inductor's comments name the ATen ops each kernel came from, the op's among them.
+    calls = [
+        line
+        for source in code
+        for line in source.splitlines()
+        if "sum_double" in line and not line.lstrip().startswith("//")
+    ]
+    assert code and calls == []
