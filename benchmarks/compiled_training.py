@@ -11,9 +11,10 @@ At these sizes a step is bound by the host (inductor's wrapper launching kernels
 what an op costs the host shows in the step time, and so does any add that inductor does not fuse
 with its neighbours.
 
-Method. The models share their weights and input and take turns round by round (the order flips
-each round), each round `--steps` steps and then one synchronisation; a model's figure is the
-median over rounds of the time per step, and the speed is torch.add's figure over the other's.
+Method. The models share their weights and input and take turns round by round, each model in
+each place of a round equally often. A turn is one untimed step, then `--steps` steps and one
+synchronisation; a model's figure is the median over rounds of the time per step, and the speed
+is torch.add's figure over the other's.
 Then one profiled step per model: the kernels it launches, their GPU time, and the host time of
 the op's calls as the profiler records them (with its own overhead).
 """
@@ -69,7 +70,8 @@ def make_models(
 
 
 def unfused_inductor(gm: torch.fx.GraphModule, example_inputs: list[torch.Tensor]) -> object:
-    """Inductor, with the op's fusion off while it compiles (the switch is read as it lowers)."""
+    """Inductor, with the op's fusion off while it compiles (AOT autograd reads the switch as it
+    traces, inside compile_fx)."""
     from torch._inductor.compile_fx import compile_fx
 
     switch = "SUM_DOUBLE_INDUCTOR_FUSION"
@@ -100,9 +102,17 @@ def time_steps(
             torch.cuda.synchronize(x.device)
 
     samples: dict[str, list[float]] = {name: [] for name in models}
-    order = list(models)
+    # Every rotation of the models' order, forwards and backwards: each model takes each place in
+    # a round equally often (flipping one order alone keeps the middle one of three in the middle,
+    # where it read 1-2% slower than the same graph elsewhere: NOTES, "Fusing the op").
+    names = list(models)
+    rotations = [names[i:] + names[:i] for i in range(len(names))]
+    orders = rotations + [order[::-1] for order in rotations]
     for r in range(rounds):
-        for name in order if r % 2 == 0 else reversed(order):
+        for name in orders[r % len(orders)]:
+            # Untimed, so that each turn starts with its own model warm in the caches, whichever
+            # ran before it.
+            train_step(models[name], x)
             sync()
             t0 = time.perf_counter()
             for _ in range(steps):

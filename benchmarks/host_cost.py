@@ -105,10 +105,10 @@ def compiled_table(
     # Graphs from the compile caches may come from another build of the op (host_cost_ab.sh
     # times two in turn), which may call it by another name: compile each one here.
     torch._inductor.config.fx_graph_cache = False
-    # The op's own call, as a graph makes it where inductor cannot fuse an op (fused, an add
-    # costs no call at all): what an op with no ATen twin pays.
-    os.environ["SUM_DOUBLE_INDUCTOR_FUSION"] = "0"
     torch._functorch.config.enable_autograd_cache = False
+    # The op's own call, as a graph makes it where inductor cannot fuse an op (fused, an add
+    # costs no call at all): what an op with no ATen twin pays. Left set: this table comes last.
+    os.environ["SUM_DOUBLE_INDUCTOR_FUSION"] = "0"
     xg, yg = x.clone().requires_grad_(), y.clone().requires_grad_()
     one, nine = chain(sum_double.add, 1), chain(sum_double.add, 9)
     one_grad, nine_grad = chain(sum_double.add, 1), chain(sum_double.add, 9)

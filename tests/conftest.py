@@ -106,14 +106,13 @@ def add(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Add:
 
 
 @pytest.fixture
-def no_compile_caches() -> Iterator[None]:
-    """A fresh Dynamo, and inductor's on-disk caches off: their keys leave out the op's lowering
-    (SUM_DOUBLE_INDUCTOR_FUSION), so they could hand back a graph compiled under the other one."""
+def no_compile_caches(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """A fresh Dynamo, the op's fusion as it is by default, and AOT autograd's on-disk cache off:
+    its key (Dynamo's graph) leaves out SUM_DOUBLE_INDUCTOR_FUSION, so it could hand back a graph
+    compiled under the other setting."""
+    monkeypatch.delenv("SUM_DOUBLE_INDUCTOR_FUSION", raising=False)
     torch._dynamo.reset()
-    with (
-        torch._inductor.config.patch(fx_graph_cache=False),
-        torch._functorch.config.patch(enable_autograd_cache=False),
-    ):
+    with torch._functorch.config.patch(enable_autograd_cache=False):
         yield
     torch._dynamo.reset()
 

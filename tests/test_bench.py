@@ -8,6 +8,7 @@ import argparse
 import importlib.util
 import itertools
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -166,3 +167,14 @@ def test_compiled_training_models_differ_in_the_add_alone() -> None:
         assert torch.equal(w, w_ours), name
     x = torch.randn(2, 8, 64)
     assert torch.equal(ref(x), ours(x))
+
+
+@pytest.mark.usefixtures("no_compile_caches")
+def test_compiled_trainings_unfused_model_calls_the_op() -> None:
+    # Else its third model would quietly be a copy of the second.
+    from torch._inductor.utils import run_and_get_code
+
+    add = torch.compile(sum_double.add, backend=compiled_training.unfused_inductor)
+    _, code = run_and_get_code(add, torch.randn(3), torch.randn(3))
+    assert any("torch.ops.sum_double._add.default(" in source for source in code), code
+    assert "SUM_DOUBLE_INDUCTOR_FUSION" not in os.environ  # as it was before

@@ -13,8 +13,15 @@ from torch._inductor.utils import run_and_get_code
 
 import sum_double
 from sum_double import _inductor_fusion
+from sum_double._after_import import call_after_import
 from sum_double._ops import OPS
-from support import MIXED_AND_BROADCAST, Runs, assert_bitwise_equal, run_side_by_side
+from support import (
+    MIXED_AND_BROADCAST,
+    Runs,
+    assert_bitwise_equal,
+    check_add,
+    run_side_by_side,
+)
 from tiny_transformer import train, twins
 
 
@@ -27,6 +34,7 @@ def test_inductor_fuses_the_op_as_it_fuses_torch_add(device: str) -> None:
     )
     # No call of the op is left in inductor's code, forward or backward, and the model trains
     # bit for bit as the torch.add one compiled does: the same fused kernels.
+    assert code, "inductor generated no code"
     assert not any("torch.ops.sum_double" in source for source in code), code
     theirs_losses = train(theirs, device, torch.bfloat16, torch.compile(theirs, fullgraph=True))
     assert_bitwise_equal(ours_losses, theirs_losses)
@@ -49,6 +57,7 @@ def test_a_fused_add_gives_compiled_torch_adds_results(device: str) -> None:
         return lambda pairs: [add(a, b) for a, b in pairs]
 
     ours, code = run_and_get_code(torch.compile(adds(sum_double.add), fullgraph=True), pairs)
+    assert code, "inductor generated no code"
     assert not any("torch.ops.sum_double" in source for source in code), code
     theirs = torch.compile(adds(torch.add), fullgraph=True)(pairs)
     eager = adds(sum_double.add)(pairs)
@@ -64,18 +73,47 @@ def test_a_fused_add_gives_compiled_torch_adds_results(device: str) -> None:
     assert unlike_eager <= {"wider-0-dim"}
 
 
-@pytest.mark.parametrize("missing", ["decompositions", "lowerings", "fallback_handler"])
-def test_where_this_torch_lacks_a_name_inductor_calls_the_op(
+def test_as_add_is_the_op_bit_for_bit() -> None:
+    # What inductor traces in the op's place, run eagerly: a change of the op that leaves it
+    # behind fails here, with no compile.
+    from torch._inductor import decomposition
+
+    as_add = decomposition.decompositions[OPS[1]]
+    gen = torch.Generator().manual_seed(0)
+    for case in MIXED_AND_BROADCAST:
+        a, b = (torch.randn(shape, generator=gen).to(dtype) for shape, dtype in case.values)
+        assert_bitwise_equal(as_add(a, b), check_add(a, b))
+    a = torch.randn(7, 5, generator=gen).t()
+    assert_bitwise_equal(as_add(a, a), check_add(a, a))
+    with pytest.raises(RuntimeError, match="expected a to be a float16"):
+        as_add(torch.ones(3, dtype=torch.int64), torch.ones(3))  # the op's checks, even here
+
+
+MISSING = ["decompositions", "fast_random_decomps", "lowerings", "fallback_handler"]
+
+
+@pytest.mark.parametrize("missing", MISSING)
+def test_where_this_torch_lacks_a_name_nothing_is_registered(
     monkeypatch: pytest.MonkeyPatch, missing: str
 ) -> None:
+    # Inductor then calls the op, as it does with this file deleted.
     from torch._inductor import decomposition, lowering
 
     decompositions, lowerings = {}, {}  # stand-ins, so that the real tables stay as they are
     monkeypatch.setattr(decomposition, "decompositions", decompositions)
     monkeypatch.setattr(lowering, "lowerings", lowerings)
-    monkeypatch.delattr(decomposition if missing == "decompositions" else lowering, missing)
-    _inductor_fusion._register(OPS)  # must not raise
+    where = decomposition if missing in ("decompositions", "fast_random_decomps") else lowering
+    monkeypatch.delattr(where, missing)
+    _inductor_fusion._register(OPS, lambda a, b: a + b)  # must not raise
     assert decompositions == lowerings == {}
+
+
+def test_an_error_while_registering_is_a_warning_not_a_failed_import() -> None:
+    def fails() -> None:
+        raise TypeError("a renamed keyword")
+
+    with pytest.warns(UserWarning, match="could not register with torch: TypeError"):
+        call_after_import("torch", fails)  # loaded: called at once
 
 
 _REGISTERED = (
@@ -119,6 +157,10 @@ def test_the_op_is_in_inductors_tables_whichever_is_imported_first(
     assert run.returncode == 0, run.stderr
 
 
+# torch 2.10's AOTInductor warns of its own use of a deprecated pytree name.
+@pytest.mark.filterwarnings(
+    "ignore:`isinstance\\(treespec, LeafSpec\\)` is deprecated:FutureWarning"
+)
 @pytest.mark.usefixtures("no_compile_caches")
 def test_an_aotinductor_package_calls_no_op(tmp_path: Path) -> None:
     # Fused, a package of a model that calls the op needs no op library to run.

@@ -67,7 +67,8 @@ int main(int argc, char** argv) {
   }
   // AOTInductor packages no custom op: the process must have registered it before the package
   // loads, or the loader throws "Could not find schema for sum_double::_add" (the op's name
-  // below autograd, which packages call; the op library registers both names). Say what to load
+  // below autograd, which packages compiled with SUM_DOUBLE_INDUCTOR_FUSION=0 call; the op library
+  // registers both names). Say what to load
   // instead: op.h's error, which a call without the op library gets, does.
   if (!c10::Dispatcher::singleton().findSchema({"sum_double::add", ""})) {
     try {

@@ -7,6 +7,7 @@ that much slower, and torch has no hook to run code after a module's import.
 
 import importlib.abc
 import sys
+import warnings
 from collections.abc import Callable, Sequence
 from importlib.machinery import ModuleSpec
 from types import ModuleType
@@ -14,11 +15,19 @@ from typing import Any
 
 
 def call_after_import(name: str, then: Callable[[], None]) -> None:
-    """Call ``then`` now if module ``name`` is loaded, else right after it is."""
+    """Call ``then`` now if module ``name`` is loaded, else right after it is. An error in ``then``
+    is a warning: what it registers is optional, and the import is someone else's."""
     if name in sys.modules:
-        then()
+        _call(name, then)
     else:
         sys.meta_path.insert(0, _AfterImport(name, then))
+
+
+def _call(name: str, then: Callable[[], None]) -> None:
+    try:
+        then()
+    except Exception as e:  # any error: the module itself imported fine
+        warnings.warn(f"sum_double could not register with {name}: {e!r}", stacklevel=2)
 
 
 class _ThenCall(importlib.abc.Loader):
@@ -36,7 +45,7 @@ class _ThenCall(importlib.abc.Loader):
         # Only now: a spec found by importlib.util.find_spec alone is never executed.
         if self._finder in sys.meta_path:
             sys.meta_path.remove(self._finder)
-        self._finder.then()
+        _call(self._finder.name, self._finder.then)
 
     def __getattr__(self, name: str) -> Any:  # get_data, get_resource_reader, ...
         if name == "_loader":  # not set yet (a copy being made): no recursion

@@ -1,7 +1,7 @@
 """Inductor compiles the op as the add it is, fused into its neighbours' kernels as torch.add is, on
 torch's private decomposition and lowering tables. Optional: delete this file, its two lines in
-``_ops.py`` (the import and ``lower_as_add``'s call) and ``tests/test_inductor_fusion.py``; compiled
-graphs then call the op's kernel once per add.
+``_ops.py`` (the import and ``decompose_as_add``'s call) and ``tests/test_inductor_fusion.py``;
+compiled graphs then call the op's kernel once per add.
 
 Why: inductor cannot fuse across a custom op, so each call would be a call through the dispatcher
 from inductor's code and a kernel of its own (benchmarks/NOTES.md, "Compiled graphs"). Decomposed
@@ -11,7 +11,7 @@ own kernel (docs/performance.md).
 """
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Sequence
 
 import torch
 from torch import Tensor
@@ -23,35 +23,44 @@ _SWITCH = "SUM_DOUBLE_INDUCTOR_FUSION"
 
 def enabled() -> bool:
     """Whether inductor traces the op as an add: read on each compile, so a process can change it
-    between compiles (inductor's caches keep what was compiled before)."""
-    return os.environ.get(_SWITCH, "1") != "0"
+    between compiles (AOT autograd's cache keeps what was compiled before)."""
+    return os.environ.get(_SWITCH, "1").strip().lower() not in ("0", "false", "off", "no")
 
 
-def lower_as_add(ops: Sequence[torch._ops.OpOverload]) -> None:
+def decompose_as_add(
+    ops: Sequence[torch._ops.OpOverload],
+    check: Callable[[Tensor, Tensor], object],
+    devices: Collection[str],
+) -> None:
     """Have inductor trace ``ops`` as ``aten.add.Tensor``, once its tables are loaded (they take
-    seconds to import, so this waits for whoever imports them)."""
-    call_after_import("torch._inductor.lowering", lambda: _register(ops))
+    seconds to import, so this waits for whoever imports them). ``check`` is the op's fake kernel:
+    its checks of the inputs; on a device type not in ``devices`` the op stays, and refuses."""
+
+    def as_add(a: Tensor, b: Tensor) -> Tensor:
+        check(a, b)  # as the op would: a graph traced here may not have met its fake kernel
+        if not enabled() or a.device.type not in devices:
+            return NotImplemented  # the op stays in the graph
+        return torch.ops.aten.add.Tensor(a, b)  # the op's dtype, shape and strides
+
+    call_after_import("torch._inductor.lowering", lambda: _register(ops, as_add))
 
 
-def _as_add(a: Tensor, b: Tensor) -> Tensor:
-    # The fake kernel has already checked the inputs; aten.add gives the result the op's dtype,
-    # shape and strides. NotImplemented leaves the op in the graph.
-    return torch.ops.aten.add.Tensor(a, b) if enabled() else NotImplemented
-
-
-def _register(ops: Sequence[torch._ops.OpOverload]) -> None:
+def _register(ops: Sequence[torch._ops.OpOverload], as_add: Callable[..., Tensor]) -> None:
     from torch._inductor import decomposition, lowering  # loaded: lowering imports decomposition
 
-    try:
-        table, lowerings = decomposition.decompositions, lowering.lowerings
-        fallback_handler = lowering.fallback_handler
-    except AttributeError:  # a torch without these names: inductor calls the op
+    # Every name first, so that a torch without one changes nothing: inductor then calls the op.
+    table = getattr(decomposition, "decompositions", None)
+    lowerings = getattr(lowering, "lowerings", None)
+    fallback_handler = getattr(lowering, "fallback_handler", None)
+    copies = getattr(decomposition, "fast_random_decomps", None)
+    if table is None or lowerings is None or fallback_handler is None or copies is None:
         return
+    calls = {op: fallback_handler(op, add_to_fallback_set=False) for op in ops}
     for op in ops:
-        table[op] = _as_add
+        table[op] = as_add
         # With fusion off the op stays in the graph, and inductor refuses to call an op that has
         # a decomposition unless the op has a lowering: this one is that call.
-        lowerings[op] = fallback_handler(op, add_to_fallback_set=False)
+        lowerings[op] = calls[op]
     # Inductor copies the table once, on first use (functools.cache): a copy made before now
     # would lack the op.
-    getattr(decomposition.fast_random_decomps, "cache_clear", lambda: None)()
+    getattr(copies, "cache_clear", lambda: None)()

@@ -6,9 +6,10 @@ import torch
 import torch.autograd.forward_ad as _forward_ad
 from torch import Tensor
 
+from . import _C
 from ._errors import alpha_error, argument_error, is_out_of_memory, none_message
 from ._fast_route import make_fast_route
-from ._inductor_fusion import lower_as_add
+from ._inductor_fusion import decompose_as_add
 from ._layout import output_strides
 
 _op = torch.ops.sum_double.add.default  # what callers, Dynamo's and FX's graphs, export name
@@ -136,8 +137,9 @@ for _overload in OPS:
     torch.library.register_fake(_overload, _add_fake)
     torch.library.register_vmap(_overload, _add_vmap)
 
-# Inductor compiles the op as the add it is (_inductor_fusion.py, optional).
-lower_as_add(OPS)
+# Inductor compiles the op as the add it is (_inductor_fusion.py, optional), on the devices this
+# build has kernels for; elsewhere a graph calls the op, which refuses as it does eagerly.
+decompose_as_add(OPS, _add_fake, ("cpu",) if _C.cpu_only else ("cpu", "cuda"))
 
 
 # ---- The derivative, once: the op's autograd and the wrapper's routes apply it as Functions ----
