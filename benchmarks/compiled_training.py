@@ -5,7 +5,7 @@ sum_double.add: as inductor compiles it by default (as an add, fused with its ne
 an op with no ATen twin gets).
 
     python benchmarks/compiled_training.py [--dtype bfloat16] [--layers 4] [--width 1024]
-        [--batch 8] [--seq 512] [--rounds 40] [--steps 5] [--device cuda]
+        [--batch 8] [--seq 512] [--rounds 40] [--steps 5] [--device cuda] [--control]
 
 At these sizes a step is bound by the host (inductor's wrapper launching kernels one by one), so
 what an op costs the host shows in the step time, and so does any add that inductor does not fuse
@@ -14,7 +14,9 @@ with its neighbours.
 Method. The models share their weights and input and take turns round by round, each model in
 each place of a round equally often. A turn is one untimed step, then `--steps` steps and one
 synchronisation; a model's figure is the median over rounds of the time per step, and the speed
-is torch.add's figure over the other's.
+is torch.add's figure over the other's. `--control` adds a second torch.add model, compiled on its
+own: its speed against the first is what the method reads for two identical graphs, the noise
+against which the other speeds are read.
 Then one profiled step per model: the kernels it launches, their GPU time, and the host time of
 the op's calls as the profiler records them (with its own overhead).
 """
@@ -166,6 +168,11 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--steps", type=int, default=5, help="steps per turn (default: %(default)s)"
     )
+    parser.add_argument(
+        "--control",
+        action="store_true",
+        help="also time a second torch.add model, to read the method's noise",
+    )
     return parser
 
 
@@ -177,6 +184,8 @@ def main() -> None:
     torch._functorch.config.enable_autograd_cache = False
     device, dtype = torch.device(args.device), getattr(torch, args.dtype)
     adds = {"torch.add": torch.add, "sum_double.add": sum_double.add}
+    if args.control:
+        adds["torch.add, control"] = torch.add
     shape = (args.layers, args.width, dtype, device)
     models = make_models(adds, *shape)
     unfused = {"sum_double.add, unfused": sum_double.add}
