@@ -5,7 +5,7 @@ sum_double.add: as inductor compiles it by default (as an add, fused with its ne
 an op with no ATen twin gets).
 
     python benchmarks/compiled_training.py [--dtype bfloat16] [--layers 4] [--width 1024]
-        [--batch 8] [--seq 512] [--rounds 40] [--steps 5] [--device cuda] [--control]
+        [--batch 8] [--seq 512] [--rounds 200] [--steps 2] [--device cuda] [--control]
 
 At these sizes a step is bound by the host (inductor's wrapper launching kernels one by one), so
 what an op costs the host shows in the step time, and so does any add that inductor does not fuse
@@ -163,10 +163,10 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--batch", type=int, default=8, help="(default: %(default)s)")
     parser.add_argument("--seq", type=int, default=512, help="tokens (default: %(default)s)")
     parser.add_argument(
-        "--rounds", type=int, default=40, help="turns of each model (default: %(default)s)"
+        "--rounds", type=int, default=200, help="turns of each model (default: %(default)s)"
     )
     parser.add_argument(
-        "--steps", type=int, default=5, help="steps per turn (default: %(default)s)"
+        "--steps", type=int, default=2, help="steps per turn (default: %(default)s)"
     )
     parser.add_argument(
         "--control",

@@ -13,5 +13,5 @@ python=${PYTHON:-python3}
 "$python" benchmarks/cases.py | tee "$out/cases-h200.txt"
 "$python" benchmarks/host_cost.py --compiled | tee "$out/host-cost-h200.txt"
 for dtype in bfloat16 float32; do
-  "$python" benchmarks/compiled_training.py --dtype "$dtype"
+  "$python" benchmarks/compiled_training.py --dtype "$dtype" --control
 done | tee "$out/compiled-training-h200.txt"
