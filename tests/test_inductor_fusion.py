@@ -14,7 +14,6 @@ from torch._inductor.utils import run_and_get_code
 
 import sum_double
 from sum_double import _inductor_fusion
-from sum_double._after_import import call_after_import
 from sum_double._ops import OPS
 from support import (
     MIXED_AND_BROADCAST,
@@ -120,14 +119,6 @@ def test_where_this_torch_lacks_a_name_nothing_is_registered(
     monkeypatch.delattr(where, missing)
     _inductor_fusion._register(OPS, lambda a, b: a + b)  # must not raise
     assert decompositions == lowerings == {}
-
-
-def test_an_error_while_registering_is_a_warning_not_a_failed_import() -> None:
-    def fails() -> None:
-        raise TypeError("a renamed keyword")
-
-    with pytest.warns(UserWarning, match="could not register with torch: TypeError"):
-        call_after_import("torch", fails)  # loaded: called at once
 
 
 _REGISTERED = (
