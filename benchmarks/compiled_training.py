@@ -12,11 +12,12 @@ what an op costs the host shows in the step time, and so does any add that induc
 with its neighbours.
 
 Method. The models share their weights and input and take turns round by round, each model in
-each place of a round equally often. A turn is one untimed step, then `--steps` steps and one
-synchronisation; a model's figure is the median over rounds of the time per step, and the speed
-is torch.add's figure over the other's. `--control` adds a second torch.add model, compiled on its
-own: its speed against the first is what the method reads for two identical graphs, the noise
-against which the other speeds are read.
+each place of a round equally often (the rounds are rounded up to whole cycles of the orders). A
+turn is one untimed step, then `--steps` steps and one synchronisation; a model's figure is the
+median over rounds of the time per step, and the speed is torch.add's figure over the other's.
+`--control` adds a second torch.add model, compiled separately as the others are: its speed
+against the first is what the method reads for two identical graphs, the noise against which the
+other speeds are read.
 Then one profiled step per model: the kernels it launches, their GPU time, and the host time of
 the op's calls as the profiler records them (with its own overhead).
 """
@@ -71,6 +72,14 @@ def make_models(
     return models
 
 
+def inductor_again(gm: torch.fx.GraphModule, example_inputs: list[torch.Tensor]) -> object:
+    """Inductor under a backend of its own: Dynamo hands a second model of the same structure and
+    backend the first one's compiled code, and the control must be compiled as the others are."""
+    from torch._inductor.compile_fx import compile_fx
+
+    return compile_fx(gm, example_inputs)
+
+
 def unfused_inductor(gm: torch.fx.GraphModule, example_inputs: list[torch.Tensor]) -> object:
     """Inductor, with the op's fusion off while it compiles (AOT autograd reads the switch as it
     traces, inside compile_fx)."""
@@ -94,6 +103,15 @@ def train_step(model: nn.Module, x: torch.Tensor) -> None:
     model(x).float().square().mean().backward()
 
 
+def turn_orders(names: list[str]) -> list[list[str]]:
+    """Every rotation of the models' order, forwards and backwards: over a cycle each model takes
+    each place in a round equally often (flipping one order alone keeps the middle one of three
+    in the middle, where it read 1-2% slower than the same graph elsewhere: NOTES, "Fusing the
+    op")."""
+    rotations = [names[i:] + names[:i] for i in range(len(names))]
+    return rotations + [order[::-1] for order in rotations]
+
+
 def time_steps(
     models: dict[str, nn.Module], x: torch.Tensor, rounds: int, steps: int
 ) -> dict[str, float]:
@@ -104,12 +122,7 @@ def time_steps(
             torch.cuda.synchronize(x.device)
 
     samples: dict[str, list[float]] = {name: [] for name in models}
-    # Every rotation of the models' order, forwards and backwards: each model takes each place in
-    # a round equally often (flipping one order alone keeps the middle one of three in the middle,
-    # where it read 1-2% slower than the same graph elsewhere: NOTES, "Fusing the op").
-    names = list(models)
-    rotations = [names[i:] + names[:i] for i in range(len(names))]
-    orders = rotations + [order[::-1] for order in rotations]
+    orders = turn_orders(list(models))
     for r in range(rounds):
         for name in orders[r % len(orders)]:
             # Untimed, so that each turn starts with its own model warm in the caches, whichever
@@ -163,7 +176,10 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--batch", type=int, default=8, help="(default: %(default)s)")
     parser.add_argument("--seq", type=int, default=512, help="tokens (default: %(default)s)")
     parser.add_argument(
-        "--rounds", type=int, default=200, help="turns of each model (default: %(default)s)"
+        "--rounds",
+        type=int,
+        default=200,
+        help="turns of each model, rounded up to whole cycles of the orders (default: %(default)s)",
     )
     parser.add_argument(
         "--steps", type=int, default=2, help="steps per turn (default: %(default)s)"
@@ -184,10 +200,10 @@ def main() -> None:
     torch._functorch.config.enable_autograd_cache = False
     device, dtype = torch.device(args.device), getattr(torch, args.dtype)
     adds = {"torch.add": torch.add, "sum_double.add": sum_double.add}
-    if args.control:
-        adds["torch.add, control"] = torch.add
     shape = (args.layers, args.width, dtype, device)
     models = make_models(adds, *shape)
+    if args.control:
+        models.update(make_models({"torch.add, control": torch.add}, *shape, inductor_again))
     unfused = {"sum_double.add, unfused": sum_double.add}
     models.update(make_models(unfused, *shape, unfused_inductor))
     torch.manual_seed(1)
@@ -207,6 +223,8 @@ def report(models: dict[str, nn.Module], x: torch.Tensor, rounds: int, steps: in
     with torch.no_grad():
         ref_out = models["torch.add"](x)
         diffs = {n: float((m(x) - ref_out).abs().max()) for n, m in models.items()}
+    cycle = len(turn_orders(list(models)))
+    rounds = -(-rounds // cycle) * cycle
     name = torch.cuda.get_device_name(x.device) if x.is_cuda else "CPU"
     print(
         f"{name}, torch {torch.__version__}, sum_double {sum_double.__version__}; "
