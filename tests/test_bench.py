@@ -171,10 +171,38 @@ def test_compiled_training_models_differ_in_the_add_alone() -> None:
 
 @pytest.mark.usefixtures("no_compile_caches")
 def test_compiled_trainings_unfused_model_calls_the_op() -> None:
-    # Else its third model would quietly be a copy of the second.
+    # Else its unfused model would quietly be a copy of the fused one.
     from torch._inductor.utils import run_and_get_code
 
     add = torch.compile(sum_double.add, backend=compiled_training.unfused_inductor)
     _, code = run_and_get_code(add, torch.randn(3), torch.randn(3))
     assert any("torch.ops.sum_double._add.default(" in source for source in code), code
     assert "SUM_DOUBLE_INDUCTOR_FUSION" not in os.environ  # as it was before
+
+
+def test_compiled_trainings_turns_put_each_model_in_each_place_equally_often() -> None:
+    # Else a model that always runs in the middle reads slower than the same graph elsewhere.
+    for names in (["a", "b", "c"], ["a", "b", "c", "d"]):
+        orders = compiled_training.turn_orders(names)
+        for place in range(len(names)):
+            assert sorted(order[place] for order in orders) == sorted(names * 2)
+
+
+@pytest.mark.usefixtures("no_compile_caches")
+def test_compiled_trainings_control_is_compiled_separately() -> None:
+    # Else Dynamo hands the control the first torch.add model's compiled code, and the control
+    # says nothing of two graphs compiled apart, as the fused model's is.
+    from torch._dynamo.utils import counters
+
+    shape = (1, 64, torch.float32, torch.device("cpu"))
+    models = compiled_training.make_models({"torch.add": torch.add}, *shape)
+    models.update(
+        compiled_training.make_models(
+            {"control": torch.add}, *shape, compiled_training.inductor_again
+        )
+    )
+    torch._dynamo.reset()  # no code compiled by an earlier test to reuse
+    counters.clear()
+    for model in models.values():
+        model(torch.randn(2, 8, 64))
+    assert counters["stats"]["unique_graphs"] == 2
