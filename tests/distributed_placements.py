@@ -115,7 +115,8 @@ def check_placements(
     dtypes: tuple[str, str] = ("f32", "f32"),
     want_torch: str | None,
 ) -> None:
-    """Forward, backward and no-grad through ``route`` against torch.add on the same DTensors.
+    """Forward, backward, no-grad and inference mode through ``route`` against torch.add on the
+    same DTensors.
 
     ``want`` is the op's placement, ``want_torch`` torch.add's on the torch running (None: not
     known for that torch, so not checked; values, dtypes and gradients are checked all the same).
@@ -127,6 +128,8 @@ def check_placements(
     out = add(a, b)
     with torch.no_grad():  # the wrapper skips autograd here: another way into DTensor
         out_no_grad = add(a, b)
+    with torch.inference_mode():  # no autograd key at all: DTensor meets the op's public name
+        out_inference = add(a, b)
     ref = torch.add(a, b)
     grad = _dtensor(out.shape, out.placements[0], mesh, seed=3, dtype=out.dtype)
     ga, gb = torch.autograd.grad(out, (a, b), grad)
@@ -157,8 +160,9 @@ def check_placements(
     if want is not None:
         assert out.placements == (PLACEMENTS[want],), f"{out.placements}, not {PLACEMENTS[want]}"
     assert out.dtype == torch.promote_types(da, db), f"{out.dtype} for {da} + {db}"
-    assert out_no_grad.placements == out.placements
-    assert_bitwise_equal(out_no_grad.to_local(), out.to_local())
+    for other in (out_no_grad, out_inference):
+        assert other.placements == out.placements
+        assert_bitwise_equal(other.to_local(), out.to_local())
     if moved is not None:
         assert_bitwise_equal(out.to_local(), moved.to_local())
     if PLACEMENTS[pa].is_partial() or PLACEMENTS[pb].is_partial():
