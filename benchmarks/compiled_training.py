@@ -113,18 +113,18 @@ def turn_orders(names: list[str]) -> list[list[str]]:
 
 
 def time_steps(
-    models: dict[str, nn.Module], x: torch.Tensor, rounds: int, steps: int
+    models: dict[str, nn.Module], x: torch.Tensor, rounds: list[list[str]], steps: int
 ) -> dict[str, float]:
-    """Seconds per step, each model's median over rounds; the models take turns."""
+    """Seconds per step, each model's median over rounds; in each round the models take turns in
+    that round's order (of ``turn_orders``)."""
 
     def sync() -> None:
         if x.is_cuda:
             torch.cuda.synchronize(x.device)
 
     samples: dict[str, list[float]] = {name: [] for name in models}
-    orders = turn_orders(list(models))
-    for r in range(rounds):
-        for name in orders[r % len(orders)]:
+    for order in rounds:
+        for name in order:
             # Untimed, so that each turn starts with its own model warm in the caches, whichever
             # ran before it.
             train_step(models[name], x)
@@ -223,14 +223,14 @@ def report(models: dict[str, nn.Module], x: torch.Tensor, rounds: int, steps: in
     with torch.no_grad():
         ref_out = models["torch.add"](x)
         diffs = {n: float((m(x) - ref_out).abs().max()) for n, m in models.items()}
-    cycle = len(turn_orders(list(models)))
-    rounds = -(-rounds // cycle) * cycle
+    orders = turn_orders(list(models))
+    orders *= -(-rounds // len(orders))  # whole cycles
     name = torch.cuda.get_device_name(x.device) if x.is_cuda else "CPU"
     print(
         f"{name}, torch {torch.__version__}, sum_double {sum_double.__version__}; "
-        f"{x.dtype}, input {list(x.shape)}, {rounds} rounds of {steps} steps"
+        f"{x.dtype}, input {list(x.shape)}, {len(orders)} rounds of {steps} steps"
     )
-    times = time_steps(models, x, rounds, steps)
+    times = time_steps(models, x, orders, steps)
     ref = times["torch.add"]
     print(
         f"  {'model':<36} {'ms/step':>8} {'speed':>7} {'kernels':>8} {'GPU ms':>8} "

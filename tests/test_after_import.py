@@ -64,22 +64,20 @@ def test_the_module_keeps_what_its_own_loader_gives(module: str) -> None:
     assert Path(loaded.__loader__.get_filename(module)).name == f"{module}.py"
 
 
-def test_a_failing_then_is_a_warning_and_the_module_still_imports(module: str) -> None:
-    def fails() -> None:
-        raise TypeError("a renamed keyword")
+def _fails() -> None:
+    raise TypeError("a renamed keyword")
 
-    call_after_import(module, fails)
+
+def test_a_failing_then_is_a_warning_and_the_module_still_imports(module: str) -> None:
+    call_after_import(module, _fails)
     with pytest.warns(UserWarning, match=f"could not register with {module}: TypeError"):
         loaded = importlib.import_module(module)
     assert loaded.RAN
 
 
 def test_a_failing_then_for_a_loaded_module_is_a_warning() -> None:
-    def fails() -> None:
-        raise TypeError("a renamed keyword")
-
     with pytest.warns(UserWarning, match="could not register with torch: TypeError"):
-        call_after_import("torch", fails)
+        call_after_import("torch", _fails)
 
 
 def test_a_module_nobody_has_leaves_the_import_error_as_it_was(module: str) -> None:
