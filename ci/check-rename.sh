@@ -2,7 +2,9 @@
 # The rename recipe (docs/make-it-your-own.md) done for real on a copy of this checkout, then
 # checked with real pip: the copy must build, pass its own tests, and share no name with us.
 #   1. the tracked files copied to a scratch git repo, renamed by its own ci/rename.py to NEW
-#      (default mul_double); no form of our name may be left in it, and a second run must refuse
+#      (default mul_double); no form of our name may be left in it, and a second run must refuse;
+#      our records must be gone from it (results, experiments, NOTES' findings, the CHANGELOG's
+#      history), with no link to them left dangling
 #   2. its wheel built with pip (CPU-only: the CUDA build is the same recipe) in a fresh venv with
 #      torch 2.14.1; its test suite, from its root, against it; the names it installs
 #      (ci/check_rename.py alone); its examples/plain-cmake against its CMake package
@@ -43,6 +45,28 @@ rename() {
   (cd "$copy" && python3 ci/rename.py --leftovers "$old")
   expect_failure "a second rename" bash -c "cd '$copy' && python3 ci/rename.py '$new'"
 }
+no_records() {  # rename.py's RECORDS: dropped, and check_links passes in the copy
+  local dir heads
+  for dir in benchmarks/results benchmarks/experiments; do
+    if [ -e "$copy/$dir" ]; then
+      echo "FAIL: $dir/ is still in the copy" >&2
+      return 1
+    fi
+  done
+  heads=$(grep -c '^#' "$copy/benchmarks/NOTES.md") || true
+  if [ "$heads" != 1 ] || [ "$(wc -l <"$copy/benchmarks/NOTES.md")" -gt 8 ]; then
+    echo "FAIL: benchmarks/NOTES.md is not a stub (a title and a paragraph):" >&2
+    grep -n '^#' "$copy/benchmarks/NOTES.md" | head -n 5 >&2
+    return 1
+  fi
+  heads=$(grep '^##' "$copy/CHANGELOG.md") || true
+  if [ "$heads" != "## [Unreleased]" ] || [ "$(tail -n 1 "$copy/CHANGELOG.md")" != "$heads" ]; then
+    echo "FAIL: CHANGELOG.md keeps more than its header and an empty [Unreleased]:" >&2
+    echo "$heads" | head -n 5 >&2
+    return 1
+  fi
+  (cd "$copy" && python3 ci/check_links.py)
+}
 fresh_venv() {  # torch 2.14.1, the one the copy builds against, and the tools to build it
   new_venv "$venv" 2.14.1 scikit-build-core pybind11 cmake ninja
 }
@@ -81,6 +105,7 @@ self_test() {
 }
 
 step "rename a copy to $new" rename
+step "our records dropped from it, no link dangling" no_records
 step "a fresh venv with torch 2.14.1" fresh_venv
 step "its wheel (CPU-only), installed" build_copy
 step "its test suite against that wheel" test_copy
