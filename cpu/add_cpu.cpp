@@ -2,8 +2,8 @@
 // asking the CPU. Torch-free: raw arrays only. Plans of any strides: add_strided.cpp.
 #include "sum_double/add_cpu.h"
 
-#include "arithmetic.h"
 #include "convert.h"
+#include "sum_double/combine.h"
 
 #include <cstdint>
 #include <cstdlib>
@@ -45,6 +45,13 @@ SUM_DOUBLE_BODY void add_half_portable(const uint16_t* __restrict a, const uint1
 #if defined(__aarch64__)
 // AArch64's vector unit converts float16 (FCVTL, FCVTN: to nearest even as FPCR says, which is the
 // default). GCC 12 does not vectorise the same loop written with __fp16, hence the intrinsics.
+// combine() lane by lane, which GCC compiles to the one vector instruction of the op.
+SUM_DOUBLE_BODY float32x4_t lanes(float32x4_t x, float32x4_t y) {
+  float32x4_t out;
+  for (int k = 0; k < 4; ++k) out[k] = combine(x[k], y[k]);
+  return out;
+}
+
 SUM_DOUBLE_BODY void add_half_neon(const uint16_t* __restrict a, const uint16_t* __restrict b,
                                    uint16_t* __restrict out, int64_t n) {
   const auto* a16 = reinterpret_cast<const __fp16*>(a);
@@ -54,9 +61,8 @@ SUM_DOUBLE_BODY void add_half_neon(const uint16_t* __restrict a, const uint16_t*
   for (; i + 8 <= n; i += 8) {
     const float16x8_t x = vld1q_f16(a16 + i);
     const float16x8_t y = vld1q_f16(b16 + i);
-    // combine(), eight lanes at a time: an op of your own changes these two lines with it.
-    const float32x4_t low = vaddq_f32(vcvt_f32_f16(vget_low_f16(x)), vcvt_f32_f16(vget_low_f16(y)));
-    const float32x4_t high = vaddq_f32(vcvt_high_f32_f16(x), vcvt_high_f32_f16(y));
+    const float32x4_t low = lanes(vcvt_f32_f16(vget_low_f16(x)), vcvt_f32_f16(vget_low_f16(y)));
+    const float32x4_t high = lanes(vcvt_high_f32_f16(x), vcvt_high_f32_f16(y));
     vst1q_f16(out16 + i, vcvt_high_f16_f32(vcvt_f16_f32(low), high));
   }
   for (; i < n; ++i) out16[i] = static_cast<__fp16>(combine<float>(a16[i], b16[i]));
@@ -96,6 +102,13 @@ void add_baseline(const void* a, const void* b, void* out, int64_t n, DType dtyp
 #if defined(SUM_DOUBLE_X86)
 #define SUM_DOUBLE_AVX2 __attribute__((target("avx2,f16c")))
 
+// combine() lane by lane, which GCC compiles to the one vector instruction of the op.
+SUM_DOUBLE_AVX2 SUM_DOUBLE_BODY __m256 lanes(__m256 x, __m256 y) {
+  __m256 out;
+  for (int k = 0; k < 8; ++k) out[k] = combine(x[k], y[k]);
+  return out;
+}
+
 // F16C: 8 conversions per instruction, rounding to nearest even whatever MXCSR says.
 SUM_DOUBLE_AVX2 void add_half_f16c(const uint16_t* __restrict a, const uint16_t* __restrict b,
                                    uint16_t* __restrict out, int64_t n) {
@@ -106,11 +119,9 @@ SUM_DOUBLE_AVX2 void add_half_f16c(const uint16_t* __restrict a, const uint16_t*
     const __m256 b0 = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i)));
     const __m256 a1 = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a + i + 8)));
     const __m256 b1 = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i + 8)));
-    // combine(), eight lanes at a time: an op of your own changes both _mm256_add_ps with it.
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i),
-                     _mm256_cvtps_ph(_mm256_add_ps(a0, b0), kRound));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm256_cvtps_ph(lanes(a0, b0), kRound));
     _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i + 8),
-                     _mm256_cvtps_ph(_mm256_add_ps(a1, b1), kRound));
+                     _mm256_cvtps_ph(lanes(a1, b1), kRound));
   }
   for (; i < n; ++i) out[i] = _cvtss_sh(combine(_cvtsh_ss(a[i]), _cvtsh_ss(b[i])), kRound);
 }

@@ -5,10 +5,10 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "arithmetic.h"
 #include "convert.h"
 #include "sum_double/add_cpu.h"
-#include "with_types.h"
+#include "sum_double/combine.h"
+#include "sum_double/with_types.h"
 
 namespace sum_double {
 namespace {

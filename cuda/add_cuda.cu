@@ -9,7 +9,7 @@
 
 #include "add_kernels.cuh"
 #include "sum_double/add_cuda.h"
-#include "with_types.h"
+#include "sum_double/with_types.h"
 
 namespace sum_double {
 

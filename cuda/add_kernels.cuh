@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "sum_double/add_plan.h"
+#include "sum_double/combine.h"
 
 namespace sum_double::kernels {
 
@@ -53,13 +54,6 @@ __device__ __forceinline__ Math<O> load_as(A x) {
   } else {
     return to_float(round_to<O>(to_float(x)));
   }
-}
-
-// The op's arithmetic on one element, in out's Math type: what an op of your own changes here (as
-// cpu/arithmetic.h on the CPU).
-template <typename M>
-__device__ __forceinline__ M combine(M x, M y) {
-  return x + y;
 }
 
 template <typename A, typename B, typename O>

@@ -6,7 +6,6 @@ import pytest
 import torch
 import torch.autograd.forward_ad as fwAD
 
-from sum_double import _fast_route, _ops
 from support import FLOAT_DTYPES, MIXED_AND_BROADCAST, Add, assert_bitwise_equal
 
 
@@ -134,23 +133,6 @@ def test_below_autograd_the_op_has_no_derivative_of_its_own(device: str) -> None
     with pytest.warns(UserWarning, match="autograd kernel was not registered"):
         out.sum().backward()
     assert a.grad is None
-
-
-PRIVATE_NAMES = [
-    (torch._C, "_are_functorch_transforms_active"),
-    (torch._C._functorch, "unwrap_if_dead"),
-    (fwAD, "_current_level"),
-]
-
-
-@pytest.mark.parametrize(("module", "name"), PRIVATE_NAMES, ids=[n for _, n in PRIVATE_NAMES])
-def test_without_a_private_name_there_is_no_fast_route(
-    monkeypatch: pytest.MonkeyPatch, module: object, name: str
-) -> None:
-    # A torch release may drop any of them; sum_double.add must then take the public route, and
-    # quietly (the suite turns warnings into errors).
-    monkeypatch.delattr(module, name, raising=False)
-    assert _fast_route.make_fast_route(_ops._Add, _ops._OpAdd, _ops._below_autograd) is None
 
 
 def test_gradcheck_and_gradgradcheck(device: str, add: Add) -> None:

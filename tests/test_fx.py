@@ -3,7 +3,7 @@
 import torch
 
 import sum_double
-from sum_double import _ops
+from sum_double import _public
 from support import assert_bitwise_equal
 
 OP = torch.ops.sum_double.add.default
@@ -28,7 +28,7 @@ def _targets(traced: torch.fx.GraphModule) -> list[object]:
 def test_trace_of_the_function_records_the_op() -> None:
     traced = torch.fx.symbolic_trace(sum_double.add)
     # alpha is traced too, as a Proxy: the graph keeps add's check that refuses any but None.
-    assert _targets(traced) == [_ops._refuse_alpha, OP]
+    assert _targets(traced) == [_public._refuse_alpha, OP]
     x, y = torch.randn(4, 5), torch.randn(4, 5)
     assert_bitwise_equal(traced(x, y), torch.add(x, y))
 

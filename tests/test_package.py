@@ -525,7 +525,7 @@ def test_cli_demo(device: str, fresh: Runs) -> None:
     build = "CPU-only build" if _C.cpu_only else "CPU + CUDA build"
     assert lines[0].startswith(f"sum_double {sum_double.__version__} ({build}) on {device}")
     assert "  a + b equals torch.add bit for bit: yes" in lines
-    assert "  gradients equal the incoming grad:  yes" in lines
+    assert "  gradients equal torch.add's:        yes" in lines
     rows = [match.groups() for line in lines if (match := ROW.fullmatch(line))]
     assert [int(n) for n, _, _ in rows] == list(_demo._SIZES)  # 1000000: the seed's size
     for n, pairs, speed in rows:

@@ -14,8 +14,8 @@
 #include "names.h"
 
 STABLE_TORCH_LIBRARY(sum_double, m) {
-  m.def("add(Tensor a, Tensor b) -> Tensor");
-  m.def("_add(Tensor a, Tensor b) -> Tensor");  // add below autograd (add_op.h's kOpNames)
+  m.def(SUM_DOUBLE_OP_NAME SUM_DOUBLE_OP_SIGNATURE);
+  m.def("_" SUM_DOUBLE_OP_NAME SUM_DOUBLE_OP_SIGNATURE);  // below autograd (kOpNames)
 }
 
 namespace sum_double::op {
@@ -52,7 +52,7 @@ Facts facts_of(const Tensor& t, const char* name) {
   CHECK_SHIM(aoti_torch_get_layout(t.get(), &f.layout));
   // The dispatcher sends other layouts elsewhere (reject_unsupported.cpp); this keeps the kernels
   // safe should one arrive all the same.
-  SUM_DOUBLE_CHECK(f.layout == shim_codes().strided, "sum_double.add(): expected ", name,
+  SUM_DOUBLE_CHECK(f.layout == shim_codes().strided, kPrefix, "expected ", name,
                    " to be a dense (torch.strided) tensor");
   CHECK_SHIM(aoti_torch_get_dtype(t.get(), &f.dtype));
   CHECK_SHIM(aoti_torch_get_device_type(t.get(), &f.device_type));
@@ -69,7 +69,7 @@ DType launcher_dtype(int32_t code, const char* name) {
   if (code == codes.bfloat16) return DType::kBFloat16;
   if (code == codes.float16) return DType::kFloat16;
   if (code == codes.float64) return DType::kFloat64;
-  fail("sum_double.add(): expected ", name,
+  fail(kPrefix, "expected ", name,
        " to be a float16, bfloat16, float32 or float64 tensor, but got ", dtype_name(code), "; ",
        dtype_fix(code, name));
 }
@@ -103,8 +103,8 @@ Tensor new_tensor(const Inputs& in, const int64_t* strides) {
 Inputs check_inputs(const Tensor& a, const Tensor& b) {
   const Facts fa = facts_of(a, "a");
   const Facts fb = facts_of(b, "b");
-  SUM_DOUBLE_CHECK(fa.device_type == fb.device_type && fa.device_index == fb.device_index,
-                   "sum_double.add(): expected a and b on the same device, but got a on ",
+  SUM_DOUBLE_CHECK(fa.device_type == fb.device_type && fa.device_index == fb.device_index, kPrefix,
+                   "expected a and b on the same device, but got a on ",
                    device_name(fa.device_type, fa.device_index), " and b on ",
                    device_name(fb.device_type, fb.device_index));
   Inputs in;
@@ -127,21 +127,21 @@ Inputs check_inputs(const Tensor& a, const Tensor& b) {
   in.a_dim = fa.dim;
   in.b_dim = fb.dim;
   in.dim = std::max(fa.dim, fb.dim);
-  SUM_DOUBLE_CHECK(in.dim <= kMaxDims, "sum_double.add(): expected at most ", kMaxDims,
-                   " dims, but got ", in.dim);
+  SUM_DOUBLE_CHECK(in.dim <= kMaxDims, kPrefix, "expected at most ", kMaxDims, " dims, but got ",
+                   in.dim);
   // Broadcasting, aligned at the last dim: sizes must agree where neither is 1.
   in.numel = 1;
   for (int64_t d = 0; d < in.dim; ++d) {
     const int64_t da = d - (in.dim - fa.dim), db = d - (in.dim - fb.dim);
     const int64_t sa = da >= 0 ? fa.sizes[da] : 1, sb = db >= 0 ? fb.sizes[db] : 1;
-    SUM_DOUBLE_CHECK(sa == sb || sa == 1 || sb == 1,
-                     "sum_double.add(): expected the shapes of a and b to broadcast, but a: ",
-                     shape_of(fa.sizes, fa.dim), " and b: ", shape_of(fb.sizes, fb.dim),
-                     " differ in dim ", d, " of the result (", sa, " and ", sb,
-                     "), where neither is 1");
+    SUM_DOUBLE_CHECK(
+        sa == sb || sa == 1 || sb == 1, kPrefix,
+        "expected the shapes of a and b to broadcast, but a: ", shape_of(fa.sizes, fa.dim),
+        " and b: ", shape_of(fb.sizes, fb.dim), " differ in dim ", d, " of the result (", sa,
+        " and ", sb, "), where neither is 1");
     in.sizes[d] = sa == 1 ? sb : sa;
-    SUM_DOUBLE_CHECK(!__builtin_mul_overflow(in.numel, in.sizes[d], &in.numel),
-                     "sum_double.add(): the shapes of a: ", shape_of(fa.sizes, fa.dim),
+    SUM_DOUBLE_CHECK(!__builtin_mul_overflow(in.numel, in.sizes[d], &in.numel), kPrefix,
+                     "the shapes of a: ", shape_of(fa.sizes, fa.dim),
                      " and b: ", shape_of(fb.sizes, fb.dim),
                      " broadcast to more than 2^63 elements");
   }
@@ -159,7 +159,7 @@ Operands make_operands(const Tensor& a, const Tensor& b, const Inputs& in) {
   try {
     out = new_tensor(in, out_strides.data());
   } catch (const std::exception& e) {
-    fail("sum_double.add(): could not allocate memory for ", shape_of(in.sizes, in.dim), " ",
+    fail(kPrefix, "could not allocate memory for ", shape_of(in.sizes, in.dim), " ",
          dtype_name(in.out_torch_dtype), " elements on ",
          device_name(in.device_type, in.device_index), ": ", e.what());
   }
@@ -172,7 +172,7 @@ Operands make_operands(const Tensor& a, const Tensor& b, const Inputs& in) {
                      as.data(),      b.data_ptr(), in.b_dtype,        bs.data(),
                      out.data_ptr(), in.out_dtype, out_strides.data()};
   const char* problem = plan_add(args, operands.plan);
-  SUM_DOUBLE_CHECK(problem == nullptr, "sum_double.add(): ", problem);
+  SUM_DOUBLE_CHECK(problem == nullptr, kPrefix, problem);
   return operands;
 }
 

@@ -9,16 +9,11 @@
 #include <string>
 #include <type_traits>
 
+#include "op_definition.h"
 #include "sum_double/add_plan.h"
 #include "sum_double/dtype.h"
 
 namespace sum_double::op {
-
-// The op's two names, each with every kernel below. torch.ops.sum_double.add is the one callers,
-// Dynamo and FX graphs and export's programs name: its autograd is Python (_ops.py). Once that
-// has dealt with autograd it calls sum_double::_add, which has no autograd kernel of its own, so
-// a compiled graph (traced below autograd) calls _add without the op's Python autograd kernel.
-inline constexpr const char* kOpNames[] = {"add", "_add"};
 
 // Message pieces: text as it is, integers in decimal. Plain string building rather than iostreams,
 // which crash in a module that carries its own static libstdc++ (docs/limits.md; torch's
@@ -48,7 +43,7 @@ template <typename... Args>
 // None arrives as an undefined tensor, on which every other query fails with torch's words: both
 // checkers (check_inputs, and reject_unsupported.cpp's for the keys without a kernel) ask first.
 inline void check_defined(const torch::stable::Tensor& t, const char* name) {
-  SUM_DOUBLE_CHECK(t.defined(), "sum_double.add(): expected ", name,
+  SUM_DOUBLE_CHECK(t.defined(), kPrefix, "expected ", name,
                    " to be a Tensor, but got None; pass a tensor");
 }
 

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "op_definition.h"
+
 namespace sum_double {
 
 // "70-real,80-real" -> {"70-real", "80-real"}: the CMake architecture list as build_info.h's
@@ -95,7 +97,7 @@ inline CudaCode cuda_code_in(const std::string& archs) {
 }
 
 // "" when GPU `device` (CUDA's name for it, and its compute capability) runs some code of
-// `archs`; otherwise what sum_double.add() raises instead of CUDA's "no kernel image is available
+// `archs`; otherwise what the op raises instead of CUDA's "no kernel image is available
 // for execution on the device": the GPU, what the build carries, and how to get code for it.
 inline std::string cuda_arch_problem(const std::string& gpu_name, int device, int major, int minor,
                                      const std::string& archs) {
@@ -108,8 +110,9 @@ inline std::string cuda_arch_problem(const std::string& gpu_name, int device, in
   };
   const CudaCode carried = cuda_code_in(archs);
   const std::string sm = "sm_" + std::to_string(major) + std::to_string(minor);
-  return "sum_double.add(): this sum_double has no code that cuda:" + std::to_string(device) +
-         " (" + gpu_name + ", " + sm + ") can run: it carries " +
+  return std::string(op::kPrefix) +
+         "this sum_double has no code that cuda:" + std::to_string(device) + " (" + gpu_name +
+         ", " + sm + ") can run: it carries " +
          (carried.machine_code.empty() ? "no machine code"
                                        : "machine code for " + list(carried.machine_code)) +
          (carried.ptx.empty() ? " and no PTX" : " and PTX for " + list(carried.ptx)) +

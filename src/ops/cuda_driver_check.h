@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "op_definition.h"
+
 namespace sum_double {
 
 // CUDA versions as CUDART_VERSION and cudaDriverGetVersion encode them (1000 * major + 10 * minor:
@@ -39,8 +41,8 @@ inline std::string driver_problem(int built_with, int driver) {
   const std::string which_driver =
       branch ? "CUDA " + major + " needs driver " + std::to_string(branch) + " or newer"
              : "it must support CUDA " + major;
-  const std::string built =
-      "sum_double.add(): this sum_double was built with CUDA " + cuda_version_string(built_with);
+  const std::string built = std::string(op::kPrefix) + "this sum_double was built with CUDA " +
+                            cuda_version_string(built_with);
   if (driver == 0) {
     return built + ", but no NVIDIA driver was found. Install one (" + which_driver + ").";
   }

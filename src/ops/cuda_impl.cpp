@@ -58,14 +58,13 @@ Tensor add_cuda_op(const Tensor& a, const Tensor& b) {
   const Inputs inputs = check_inputs(a, b);
   const int32_t device = inputs.device_index;
   const torch::stable::accelerator::DeviceGuard guard(device);
-  const cudaStream_t stream = current_cuda_stream(device, "sum_double.add()");
+  const cudaStream_t stream = current_cuda_stream(device, kCaller);
   Operands operands = make_operands(a, b, inputs);
   if (operands.plan.numel == 0) return std::move(operands.out);
   const cudaError_t status = add_cuda(operands.plan, stream);
   if (status != cudaSuccess) check_arch(status, device);
-  SUM_DOUBLE_CHECK(status == cudaSuccess,
-                   "sum_double.add(): CUDA kernel launch failed on cuda:", device, ": ",
-                   cudaGetErrorString(status));
+  SUM_DOUBLE_CHECK(status == cudaSuccess, kPrefix, "CUDA kernel launch failed on cuda:", device,
+                   ": ", cudaGetErrorString(status));
   return std::move(operands.out);
 }
 

@@ -10,11 +10,11 @@ namespace {
 using torch::stable::Tensor;
 
 Tensor add_cuda_unavailable(const Tensor& /*a*/, const Tensor& /*b*/) {
-  fail(
-      "sum_double.add(): got CUDA tensors, but this sum_double was built CPU-only "
-      "(no CUDA compiler at build time, or SUM_DOUBLE_CUDA=OFF). Reinstall it with "
-      "nvcc on PATH, or with -Ccmake.define.SUM_DOUBLE_CUDA=ON to make a missing nvcc an error "
-      "(docs/building.md)");
+  fail(kPrefix,
+       "got CUDA tensors, but this sum_double was built CPU-only "
+       "(no CUDA compiler at build time, or SUM_DOUBLE_CUDA=OFF). Reinstall it with "
+       "nvcc on PATH, or with -Ccmake.define.SUM_DOUBLE_CUDA=ON to make a missing nvcc an error "
+       "(docs/building.md)");
 }
 
 }  // namespace

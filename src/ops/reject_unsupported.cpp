@@ -19,7 +19,7 @@ using torch::headeronly::ScalarType;
 using torch::stable::Tensor;
 
 [[noreturn]] void not_dense(const char* name, const std::string& what, const char* conversion) {
-  fail("sum_double.add(): expected ", name, " to be a dense (torch.strided) tensor, but got ", what,
+  fail(kPrefix, "expected ", name, " to be a dense (torch.strided) tensor, but got ", what,
        "; convert it with ", conversion, " first");
 }
 
@@ -83,7 +83,7 @@ Tensor add_unsupported(const Tensor& a, const Tensor& b, bool maybe_nested) {
   check_dense(a, "a", maybe_nested);
   check_dense(b, "b", maybe_nested);
   const Inputs inputs = check_inputs(a, b);
-  fail("sum_double.add(): expected tensors on cpu or cuda, but got a and b on ",
+  fail(kPrefix, "expected tensors on cpu or cuda, but got a and b on ",
        device_name(inputs.device_type, inputs.device_index));
 }
 

@@ -2,7 +2,7 @@
 
 ``sum_double.add(a, b)`` (alias ``sum_double_op``, the seed tutorial's name) calls
 ``torch.ops.sum_double.add``, which is registered on the LibTorch stable ABI: one wheel serves
-every torch >= 2.10.
+every torch >= 2.10. The op's own parts are in ``_definition.py``.
 """
 
 import sys
@@ -26,11 +26,24 @@ if torch.__version__ < _MIN_TORCH:
         f"Upgrade it: pip install 'torch>={_MIN_TORCH}'"
     )
 
-# Loading _C loads the op library (lib/libsum_double_ops.so), which registers
-# torch.ops.sum_double.add; _distributed, the op's sharding rule for DTensor.
-from . import _C, _distributed  # noqa: E402, F401
+# The core. Loading _C loads the op library (lib/libsum_double_ops.so), which registers the op;
+# then its fake kernel, vmap rule and autograd, and the public call.
+from . import _C, _autograd, _fake, _vmap  # noqa: E402, F401
 from ._cpp import cmake_dir, get_include, library_path  # noqa: E402
-from ._ops import add, sum_double_op  # noqa: E402
+from ._definition import NAME  # noqa: E402
+from ._public import call  # noqa: E402
+
+globals()[NAME] = call  # sum_double.add
+
+# Optional parts, one line each: each registers itself with the core, which imports none of them.
+# isort: off
+from . import _fast_route  # noqa: E402, F401  the call on torch's private names: less host time
+from . import _inductor_fusion  # noqa: E402, F401  inductor fuses the op as its ATen twin
+from . import _distributed  # noqa: E402, F401  DTensor's sharding rule
+
+# isort: on
+sum_double_op = call
+"""The seed tutorial's name for the op's public call."""
 
 __version__: str = _C.__version__
-__all__ = ["__version__", "add", "cmake_dir", "get_include", "library_path", "sum_double_op"]
+__all__ = ["__version__", NAME, "cmake_dir", "get_include", "library_path", "sum_double_op"]

@@ -1,4 +1,4 @@
-"""The demo, ``python -m sum_double``: sum_double.add checked against torch.add on random data
+"""The demo, ``python -m sum_double``: the op checked against its torch twin on random data
 (values, gradients), then timed against it at a few sizes.
 
 A quick look, not a benchmark (``benchmarks/bench.py`` is one: kernel time, inputs cold in cache).
@@ -18,6 +18,8 @@ import torch
 
 import sum_double
 from sum_double import _C
+from sum_double._definition import FORMULA, TWIN, TWIN_NAME
+from sum_double._public import call
 
 _SIZES = (2**10, 2**16, 1_000_000, 2**24)  # 1_000_000: the size the original tutorial timed
 # A sample: calls back to back for at least this long, so that a stall is a part of one sample,
@@ -80,7 +82,7 @@ def _skip_for_95(n: int) -> int:
 class Comparison:
     ours_s: float  # median seconds per call, each op over its own samples
     ref_s: float
-    speed: float  # median over the pairs of torch.add's time / ours
+    speed: float  # median over the pairs of the twin's time / ours
     spread: float  # how far the 95% interval of that median reaches from it, as a fraction
     waited: float  # the larger of the two ops' median call / its fastest call, first one included
     pairs: int
@@ -147,19 +149,21 @@ def _timing_table(device: torch.device) -> None:
     if device.type == "cpu":
         torch.set_num_threads(1)
     on = ", one CPU thread" if device.type == "cpu" else ""
-    _line(f"  {'n':>10} {'sum_double':>10} {'torch.add':>10} {'pairs':>5}   speed (float32{on})")
+    _line(f"  {'n':>10} {'sum_double':>10} {TWIN_NAME:>10} {'pairs':>5}   speed (float32{on})")
     noisy = False
     try:
         for n in _SIZES:
             x, y = torch.randn(n, device=device), torch.randn(n, device=device)
-            row = compare(partial(sum_double.add, x, y), partial(torch.add, x, y), sync)
+            row = compare(partial(call, x, y), partial(TWIN, x, y), sync)
             ours, ref, speed = _time_text(row.ours_s), _time_text(row.ref_s), speed_text(row)
             noisy = noisy or speed.startswith("too noisy")
             _line(f"  {n:>10} {ours} {ref} {row.pairs:>5}   {speed}")
     finally:
         torch.set_num_threads(threads)
     _line("  per call: median wall time of calls back to back on the same inputs (caches warm)")
-    _line("  speed: torch.add's time / sum_double's, median over pairs of samples taken in turn,")
+    _line(
+        f"  speed: {TWIN_NAME}'s time / sum_double's, median over pairs of samples taken in turn,"
+    )
     _line("  ± its 95% interval (above 1: sum_double is faster). A quick look, not a benchmark:")
     _line("  that is benchmarks/bench.py, in the source repository")
     if noisy:
@@ -177,13 +181,18 @@ def demo(device: torch.device) -> int:
     # Values: random data (zeros or ones would hide unwritten or misindexed elements).
     a = torch.randn(1_000_000, device=device, requires_grad=True)
     b = torch.randn(1_000_000, device=device, requires_grad=True)
-    c = sum_double.add(a, b)
-    values_ok = torch.equal(c, torch.add(a, b))
+    c, ref = call(a, b), TWIN(a, b)
+    values_ok = torch.equal(c, ref)
     grad = torch.randn_like(c)
-    c.backward(grad)
-    grads_ok = all(g is not None and torch.equal(g, grad) for g in (a.grad, b.grad))
-    _line(f"  a + b equals torch.add bit for bit: {'yes' if values_ok else 'NO'}")
-    _line(f"  gradients equal the incoming grad:  {'yes' if grads_ok else 'NO'}")
+    grads = torch.autograd.grad(c, (a, b), grad)
+    grads_ok = all(map(torch.equal, grads, torch.autograd.grad(ref, (a, b), grad)))
+    checks = {
+        f"{FORMULA} equals {TWIN_NAME} bit for bit:": values_ok,
+        f"gradients equal {TWIN_NAME}'s:": grads_ok,
+    }
+    width = max(map(len, checks))
+    for what, ok in checks.items():
+        _line(f"  {what:<{width}} {'yes' if ok else 'NO'}")
 
     _line()
     _timing_table(device)

@@ -1,10 +1,11 @@
-"""The sharding rule of torch.ops.sum_double.add for DTensor (FSDP2, tensor parallelism).
+"""Optional: the op's sharding rule for DTensor (FSDP2, tensor parallelism). Delete this file, its
+line in ``__init__.py``, ``tests/test_distributed.py`` and ``tests/distributed_*.py``, and DTensor
+refuses the op.
 
 It goes to DTensor through ``register_sharding``, the API torch offers custom ops for this
 (experimental, and the same from torch 2.10 to 2.15), once ``torch.distributed.tensor`` is
 imported, by whoever imports it (``_after_import.py``): importing it here would make
-``import sum_double`` about a second slower for everyone who never shards (0.9 s after a 2.3-3.2 s
-``import torch`` on a 2-core machine, torch 2.14.1).
+``import sum_double`` about a second slower for everyone who never shards.
 """
 
 from typing import Any, Protocol
@@ -12,6 +13,7 @@ from typing import Any, Protocol
 import torch
 
 from ._after_import import call_after_import
+from ._ops import OPS
 
 _DTENSOR = "torch.distributed.tensor"
 
@@ -51,13 +53,15 @@ def _register() -> None:
             return Shard(x_dim)
         return Replicate()
 
-    def _add_sharding(a: _Spec, b: _Spec) -> list[tuple[list[Placement], list[Placement]]]:
+    def _sharding(a: _Spec, b: _Spec) -> list[tuple[list[Placement], list[Placement]]]:
         # The strategies of torch.add (DTensor's pointwise rule), of which DTensor picks the one
-        # that costs least to move the inputs to. Elementwise and linear: replicas add up to a
-        # replica, partial sums or means of a and b (broadcast or not) to partial ones of a + b,
-        # with no communication. A result sharded on dim d needs
-        # of each input the rows of that shard: its own dim's shard where it has the dim at full
-        # size, else (broadcast) all of it.
+        # that costs least to move the inputs to, the first listed among equals: their order
+        # matters. Elementwise: replicas give a replica, and a result sharded on dim d needs of
+        # each input the rows of that shard (its own dim's shard where it has the dim at full
+        # size, else, broadcast, all of it). The op's own part is the Partial rule: an add is
+        # linear in each input, so partial sums or means of a and b (broadcast or not) give
+        # partial ones of a + b with no communication; a product is linear in one input only
+        # with the other replicated; a nonlinear op has no Partial rule.
         # Non-broadcasting shapes never get here: the fake kernel, run first for the result's
         # shape, raises the op's own error.
         shape = torch.broadcast_shapes(a.shape, b.shape)
@@ -73,10 +77,8 @@ def _register() -> None:
         return rules
 
     # The op, and its name below autograd (_ops.py), which DTensor meets once autograd is done.
-    from ._ops import OPS  # imported after this module: _register runs late
-
     for op in OPS:
-        register_sharding(op)(_add_sharding)
+        register_sharding(op)(_sharding)
 
 
 call_after_import(_DTENSOR, _register)

@@ -1,5 +1,6 @@
-"""What the op's errors become in Python: a TypeError for what is not a tensor and for ``alpha=``,
-and torch.OutOfMemoryError given back its type after crossing the stable ABI as a code."""
+"""The op's words in Python: the fake kernel's refusals (the C++ checks' own words), a TypeError for
+what is not a tensor and for ``alpha=``, and torch.OutOfMemoryError given back its type after
+crossing the stable ABI as a code."""
 
 from numbers import Number
 
@@ -7,6 +8,10 @@ import torch
 from torch import Tensor
 
 from . import _C
+from ._definition import TWIN_NAME
+from ._ops import QUALNAME
+
+_PREFIX = f"{QUALNAME}():"  # every message's first words, as the C++ checks' (names.h)
 
 # torch's reason for an error ("CUDA out of memory", ...) comes along with its code only where the
 # headers built against and the torch running both allow it.
@@ -40,8 +45,53 @@ def argument_error(a: object, b: object) -> TypeError | None:
 
 
 def none_message(name: str) -> str:
-    """The op's own words for None (add_op.cpp), which the dispatcher lets through."""
-    return f"sum_double.add(): expected {name} to be a Tensor, but got None; pass a tensor"
+    """The op's own words for None (check_defined()), which the dispatcher lets through."""
+    return f"{_PREFIX} expected {name} to be a Tensor, but got None; pass a tensor"
+
+
+# Dtypes of packed data, which .to() refuses (names.cpp's dtype_fix); older torch lacks some.
+_PACKED_NAMES = (
+    *(f"bits{kind}" for kind in ("1x8", "2x4", "4x2", "8", "16")),
+    *(f"{sign}int{bits}" for sign in ("", "u") for bits in range(1, 8)),
+    "float4_e2m1fn_x2",
+)
+_PACKED = frozenset(getattr(torch, name) for name in _PACKED_NAMES if hasattr(torch, name))
+
+
+def dtype_message(dtype: torch.dtype, name: str) -> str:
+    """launcher_dtype()'s words: the dtype as torch prints it (names.cpp's dtype_name), and how to
+    convert it, keeping the values (dtype_fix)."""
+    if dtype.is_complex:
+        fix = f"pass its real and imaginary parts as a real tensor, e.g. torch.view_as_real({name})"
+    elif dtype in _PACKED:
+        fix = "torch cannot convert it, so unpack it to one of those first"
+    else:
+        fix = f"convert it first, e.g. {name}.to(torch.float32)"
+    return (
+        f"{_PREFIX} expected {name} to be a float16, bfloat16, float32 or float64 tensor, "
+        f"but got {dtype}; {fix}"
+    )
+
+
+def device_message(a: Tensor, b: Tensor) -> str:
+    return (
+        f"{_PREFIX} expected a and b on the same device, but got a on {a.device} "
+        f"and b on {b.device}"
+    )
+
+
+def broadcast_message(a: torch.Size, b: torch.Size) -> str:
+    """check_inputs()'s words for shapes that do not broadcast: the first dim where they clash."""
+    dim = max(len(a), len(b))
+    for d in range(dim):
+        sa = a[d - dim + len(a)] if d >= dim - len(a) else 1
+        sb = b[d - dim + len(b)] if d >= dim - len(b) else 1
+        if sa != sb and sa != 1 and sb != 1:
+            break
+    return (
+        f"{_PREFIX} expected the shapes of a and b to broadcast, but a: {list(a)} and "
+        f"b: {list(b)} differ in dim {d} of the result ({sa} and {sb}), where neither is 1"
+    )
 
 
 def _not_a_tensor(name: str, value: object, other: object) -> TypeError:
@@ -62,9 +112,7 @@ def _not_a_tensor(name: str, value: object, other: object) -> TypeError:
         fix = f"pass a tensor, e.g. torch.as_tensor({name}{options})"
     else:
         fix = "pass a tensor"
-    return TypeError(
-        f"sum_double.add(): expected {name} to be a Tensor, but got {_kind(value)}; {fix}"
-    )
+    return TypeError(f"{_PREFIX} expected {name} to be a Tensor, but got {_kind(value)}; {fix}")
 
 
 def alpha_error(alpha: object) -> TypeError:
@@ -72,8 +120,8 @@ def alpha_error(alpha: object) -> TypeError:
     # instead and what that changes.
     scale = repr(alpha) if isinstance(alpha, Number) else "alpha"
     return TypeError(
-        f"sum_double.add(): alpha is not supported; write sum_double.add(a, b * {scale}), which "
-        f"rounds b * {scale} to b's dtype before the add (torch.add(a, b, alpha={scale}) may "
+        f"{_PREFIX} alpha is not supported; write {QUALNAME}(a, b * {scale}), which "
+        f"rounds b * {scale} to b's dtype before the add ({TWIN_NAME}(a, b, alpha={scale}) may "
         f"round only once)"
     )
 

@@ -1,0 +1,101 @@
+"""The public call, ``sum_double.<NAME>(a, b)``: argument errors before the dispatcher sees them,
+then a route to the op (the public route here; an optional part may set a faster one)."""
+
+from collections.abc import Callable
+
+import torch
+from torch import Tensor
+
+from ._autograd import Function, differentiable
+from ._definition import FORMULA, NAME, TWIN_NAME
+from ._errors import alpha_error, argument_error, is_out_of_memory
+from ._ops import BELOW_AUTOGRAD, OP, QUALNAME
+
+_is_compiling = torch.compiler.is_compiling  # bound once: the call asks on every call
+Route = Callable[[Tensor, Tensor], Tensor]
+
+
+def public_route(a: Tensor, b: Tensor) -> Tensor:
+    """The op on public torch APIs: the Function, which torch.func transforms take, where a
+    gradient or tangent is wanted; else the op below autograd."""
+    return Function.apply(a, b) if differentiable(a, b) else BELOW_AUTOGRAD(a, b)
+
+
+_route: Route = public_route
+
+
+def use_route(route: Route) -> None:
+    """Send calls down ``route`` (``_fast_route.py``): it must give what ``public_route`` gives."""
+    global _route
+    _route = route
+
+
+def _refuse_alpha(alpha: object) -> None:
+    if alpha is not None:
+        raise alpha_error(alpha)
+
+
+# An FX trace records the call instead of making it (alpha is then a Proxy): the graph refuses an
+# alpha when it runs rather than dropping it.
+torch.fx.wrap("_refuse_alpha")
+
+
+def call(a: Tensor, b: Tensor, *, alpha: None = None) -> Tensor:
+    # Compiled and FX-traced code records the op itself. Off the hot path, what the schema would
+    # refuse in its own words gets a TypeError here that says what to pass instead.
+    if (
+        _is_compiling()
+        or not (isinstance(a, Tensor) and isinstance(b, Tensor))
+        or alpha is not None
+    ):
+        error = argument_error(a, b)
+        if error is not None:
+            raise error
+        if alpha is not None:
+            _refuse_alpha(alpha)
+        return OP(a, b)
+    try:
+        return _route(a, b)
+    except RuntimeError as e:
+        # torch's OutOfMemoryError arrives as a plain RuntimeError (_errors.py): give it its type
+        # back for callers that catch it.
+        if is_out_of_memory(e, a):
+            raise torch.OutOfMemoryError(str(e)) from None
+        raise
+
+
+call.__name__ = call.__qualname__ = NAME
+call.__module__ = __package__ or __name__
+call.__doc__ = f"""Return ``{FORMULA}`` as a new tensor, bit for bit as ``{TWIN_NAME}(a, b)``.
+
+    {TWIN_NAME}'s semantics for floating tensors: the result's dtype is
+    ``torch.result_type(a, b)`` (float32 and bfloat16 give float32; a 0-dim tensor does not raise
+    a dimensioned one's dtype), its shape the two shapes broadcast, its strides {TWIN_NAME}'s.
+    Inputs are read in place, whatever their strides, dtypes or broadcasting: the only allocation
+    is the result.
+
+    Args:
+        a: float16, bfloat16, float32 or float64 tensor, on CPU or CUDA, of any shape and strides.
+        b: the same, on the same device; its shape must broadcast with ``a``'s.
+        alpha: not supported: given, it raises a TypeError. ``torch.add(a, b, alpha=3)`` rounds
+            ``a + 3 * b`` its own way; ``add(a, b * 3)`` rounds ``b * 3`` first (docs/limits.md).
+
+    Gradients flow to both inputs (each with its input's shape and dtype), forward-mode AD
+    included; the call works under ``torch.compile(fullgraph=True)`` and torch.func transforms
+    (``grad``, ``jvp``, ``vmap``). ``torch.fx.symbolic_trace`` records it as the op,
+    ``torch.ops.{QUALNAME}``, which has the backward, forward-mode AD, the vmap rule and the fake
+    kernel, but raises under ``torch.func.grad`` and ``torch.func.jvp``: there, call this function.
+
+    Raises:
+        TypeError: if ``a`` or ``b`` is not a tensor (None, a Python number, a list, a NumPy
+            array), or ``alpha`` is given. The message says what to pass instead.
+        RuntimeError: if the shapes do not broadcast, the devices differ, a dtype is not one
+            listed above, a tensor is not dense, or CUDA tensors reach a CPU-only build: the
+            op's own checks, in the same words through ``torch.ops.{QUALNAME}``.
+        torch.OutOfMemoryError: if the output does not fit on the GPU. The message says what did
+            not fit, and where ``_C.torch_reason_in_errors()`` also torch's account of the GPU's
+            memory. In a compiled graph, and through ``torch.ops.{QUALNAME}``, it arrives as
+            a RuntimeError.
+        torch.AcceleratorError: an error that an earlier GPU call left pending, found when an
+            allocation failed and torch's reason did not come along.
+    """
