@@ -21,6 +21,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "sum_double/op_name.h"
+
 namespace sum_double {
 namespace detail {
 
@@ -39,29 +41,33 @@ inline bool op_library_loaded() {
 
 }  // namespace detail
 
-// a + b as torch.ops.sum_double.add computes it: torch.add's semantics for floating tensors
-// (float16, bfloat16, float32, float64; promotion, broadcasting, torch.add's strides), both on
-// one device; a new tensor. Throws std::runtime_error on bad input or when the op is not
-// registered. The op's own message comes along when this is compiled against torch >= 2.14's
+// The op as the dispatcher names it: "sum_double::add".
+inline constexpr const char kName[] = "sum_double::" SUM_DOUBLE_OP_NAME;
+
+// sum_double::add(a, b): a + b as torch.ops.sum_double.add computes it: torch.add's semantics for
+// floating tensors (float16, bfloat16, float32, float64; promotion, broadcasting, torch.add's
+// strides), both on one device; a new tensor. Throws std::runtime_error on bad input or when the op
+// is not registered. The op's own message comes along when this is compiled against torch >= 2.14's
 // headers and runs on torch >= 2.13; otherwise only the failed call is named.
-inline torch::stable::Tensor add(const torch::stable::Tensor& a, const torch::stable::Tensor& b) {
+inline torch::stable::Tensor SUM_DOUBLE_OP(const torch::stable::Tensor& a,
+                                           const torch::stable::Tensor& b) {
   std::array<StableIValue, 2> stack{torch::stable::detail::from(a), torch::stable::detail::from(b)};
   try {
 // torch's check macros put __FILE__ in their message: name this header, not the path it had on
 // the build machine (a pip build environment that no longer exists, and a different binary each
 // build). The includer's own line numbers are unaffected; the number is the next line's own.
-#line 54 "sum_double/op.h"
+#line 60 "sum_double/op.h"
 #ifdef STABLE_TORCH_ERROR_CODE_CHECK
     STABLE_TORCH_ERROR_CODE_CHECK(
-        torch_call_dispatcher("sum_double::add", "", stack.data(), TORCH_ABI_VERSION));
+        torch_call_dispatcher(kName, "", stack.data(), TORCH_ABI_VERSION));
 #else
-    TORCH_ERROR_CODE_CHECK(
-        torch_call_dispatcher("sum_double::add", "", stack.data(), TORCH_ABI_VERSION));
+    TORCH_ERROR_CODE_CHECK(torch_call_dispatcher(kName, "", stack.data(), TORCH_ABI_VERSION));
 #endif
   } catch (const std::exception& e) {
     if (!detail::op_library_loaded()) {
       throw std::runtime_error(
-          "sum_double::add is not registered with PyTorch's dispatcher: sum-double's op library "
+          std::string(kName) +
+          " is not registered with PyTorch's dispatcher: sum-double's op library "
           "(libsum_double_ops.so) is not loaded in this process. In Python, `import sum_double` "
           "first; in C++, link SumDouble::ops or dlopen the library (`python -m sum_double "
           "--library` prints its path). torch: " +

@@ -38,7 +38,7 @@ PYBIND11_MODULE(_C, m, py::mod_gil_not_used()) {
                            " but the op library it loaded, libsum_double_ops.so, is version " +
                            sum_double_ops_version() + ": reinstall sum-double");
   }
-  m.doc() = "Build facts of the sum_double extension; its op is torch.ops.sum_double.add.";
+  m.doc() = "Build facts of the sum_double extension and of the op library it loads.";
   m.attr("__version__") = SUM_DOUBLE_VERSION;
   m.attr("built_with_torch") = SUM_DOUBLE_BUILT_WITH_TORCH;
   m.attr("stable_abi_target") = SUM_DOUBLE_STABLE_ABI_TARGET;
@@ -68,7 +68,7 @@ PYBIND11_MODULE(_C, m, py::mod_gil_not_used()) {
   // For tests: the op's driver check (cuda_driver_check.h) with versions a test chooses, so its
   // words can be checked on machines without a GPU, or with the right driver.
   m.def("_driver_problem", &sum_double::driver_problem, py::arg("built_with"), py::arg("driver"),
-        "What sum_double.add() raises for this CUDA runtime and driver version (CUDART_VERSION, "
+        "What the op raises for this CUDA runtime and driver version (CUDART_VERSION, "
         "cudaDriverGetVersion encoding: 13000 is 13.0); '' when the driver can run it.");
   m.def("_oldest_driver_branch", &sum_double::oldest_driver_branch, py::arg("cuda_major"),
         "The oldest Linux NVIDIA driver branch that runs a CUDA runtime of this major release "
@@ -82,6 +82,6 @@ PYBIND11_MODULE(_C, m, py::mod_gil_not_used()) {
         "when the list holds an entry the rule cannot read, e.g. 'native'.");
   m.def("_cuda_arch_problem", &sum_double::cuda_arch_problem, py::arg("gpu_name"),
         py::arg("device"), py::arg("major"), py::arg("minor"), py::arg("archs"),
-        "What sum_double.add() raises when cuda:<device> finds no code of `archs` to run; '' when "
+        "What the op raises when cuda:<device> finds no code of `archs` to run; '' when "
         "it has some.");
 }

@@ -1,9 +1,11 @@
-// The op's own parts in the op layer: its name and schema. An op of your own changes these (and
-// its math, in the launchers: include/sum_double/combine.h); the rest of src/ops reads them.
+// The op's own parts in the op layer: its schema, and the names and words its name gives. An op of
+// your own changes its name in include/sum_double/op_name.h, its math in
+// include/sum_double/combine.h, and this schema if its arguments differ; the rest of src/ops reads
+// them.
 #pragma once
 
-// torch.ops.sum_double.add: the one place C++ names the op.
-#define SUM_DOUBLE_OP_NAME "add"
+#include "sum_double/op_name.h"
+
 // Its arguments and result, after the name in the schema.
 #define SUM_DOUBLE_OP_SIGNATURE "(Tensor a, Tensor b) -> Tensor"
 
