@@ -53,25 +53,28 @@ def _register() -> None:
             return Shard(x_dim)
         return Replicate()
 
+    def partial_rules(p: Placement) -> list[tuple[list[Placement], list[Placement]]]:
+        """The op's own part of the rule: the inputs' placements from which the result is the
+        Partial ``p`` with no communication. An add is linear in each input: partial sums or means
+        of a and b (broadcast or not) give those of a + b. A product is linear in one input only
+        while the other is a replica; a nonlinear op has no such rule (return [])."""
+        return [([p], [p, p])]
+
     def _sharding(a: _Spec, b: _Spec) -> list[tuple[list[Placement], list[Placement]]]:
-        # The strategies of torch.add (DTensor's pointwise rule), of which DTensor picks the one
-        # that costs least to move the inputs to, the first listed among equals: their order
-        # matters. Elementwise: replicas give a replica, and a result sharded on dim d needs of
-        # each input the rows of that shard (its own dim's shard where it has the dim at full
-        # size, else, broadcast, all of it). The op's own part is the Partial rule: an add is
-        # linear in each input, so partial sums or means of a and b (broadcast or not) give
-        # partial ones of a + b with no communication; a product is linear in one input only
-        # with the other replicated; a nonlinear op has no Partial rule.
-        # Non-broadcasting shapes never get here: the fake kernel, run first for the result's
-        # shape, raises the op's own error.
+        # The strategies of torch's pointwise rule, of which DTensor picks the one that costs least
+        # to move the inputs to, the first listed among equals: their order matters. Elementwise:
+        # replicas give a replica, and a result sharded on dim d needs of each input the rows of
+        # that shard (its own dim's shard where it has the dim at full size, else, broadcast, all
+        # of it). Non-broadcasting shapes never get here: the fake kernel, run first for the
+        # result's shape, raises the op's own error.
         shape = torch.broadcast_shapes(a.shape, b.shape)
         # Partial results only of the kind the inputs already hold, if any: DTensor before 2.12
         # turned partial maxima or means into partial sums as if that were free, with wrong values.
         held = {p.reduce_op for x in (a, b) for p in x.placements if p.is_partial()}
         partials = [Partial(op) for op in ("sum", "avg") if held <= {op}]
-        rules: list[tuple[list[Placement], list[Placement]]] = [
-            ([p], [p, p]) for p in (Replicate(), *partials)
-        ]
+        rules: list[tuple[list[Placement], list[Placement]]] = [([Replicate()], [Replicate()] * 2)]
+        for p in partials:
+            rules += partial_rules(p)
         for d in range(len(shape)):
             rules.append(([Shard(d)], [follow(a, shape, d), follow(b, shape, d)]))
         return rules
