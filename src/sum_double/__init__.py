@@ -33,7 +33,7 @@ from ._cpp import cmake_dir, get_include, library_path  # noqa: E402
 from ._definition import NAME  # noqa: E402
 from ._public import call  # noqa: E402
 
-globals()[NAME] = call  # sum_double.add
+globals()[NAME] = call  # the public name
 
 # Optional parts, one line each: each registers itself with the core, which imports none of them.
 # isort: off

@@ -26,16 +26,13 @@ def result_dtype(a: torch.dtype, b: torch.dtype, a_is_0d: bool, b_is_0d: bool) -
 
 
 def setup_context(ctx: Any, inputs: tuple[Tensor, Tensor], output: object) -> None:
-    # Only metadata, for jvp's lone tangent: the add's backward needs nothing from the forward.
-    a, b = inputs
+    a, b = inputs  # only metadata, for jvp's lone tangent
     ctx.meta = (a.shape, a.dtype, b.shape, b.dtype)
 
 
 def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, Tensor]:
-    # d(a + b)/da = d(a + b)/db = 1: the incoming gradient as it is, no copy, no kernel. Autograd
-    # itself then gives each input's gradient that input's shape and dtype (summed over the dims
-    # it was broadcast along, then cast: the engine's check of a node's outputs), the very code
-    # that reduces torch.add's, whose backward also returns the gradient as it is.
+    # The gradient as it is, uncopied. Autograd's engine then sums each over the dims its input was
+    # broadcast along and casts it to its dtype, as for torch's ops: the same code, the same bits.
     return grad, grad
 
 

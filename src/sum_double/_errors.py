@@ -1,6 +1,6 @@
 """The op's words in Python: the fake kernel's refusals (the C++ checks' own words), a TypeError for
-what is not a tensor and for ``alpha=``, and torch.OutOfMemoryError given back its type after
-crossing the stable ABI as a code."""
+what is not a tensor, and torch.OutOfMemoryError given back its type after crossing the stable ABI
+as a code."""
 
 from numbers import Number
 
@@ -8,7 +8,6 @@ import torch
 from torch import Tensor
 
 from . import _C
-from ._definition import TWIN_NAME
 from ._ops import QUALNAME
 
 _PREFIX = f"{QUALNAME}():"  # every message's first words, as the C++ checks' (names.h)
@@ -113,17 +112,6 @@ def _not_a_tensor(name: str, value: object, other: object) -> TypeError:
     else:
         fix = "pass a tensor"
     return TypeError(f"{_PREFIX} expected {name} to be a Tensor, but got {_kind(value)}; {fix}")
-
-
-def alpha_error(alpha: object) -> TypeError:
-    # torch.add's alpha scales b inside the add; the op has no such argument, so say how to scale b
-    # instead and what that changes.
-    scale = repr(alpha) if isinstance(alpha, Number) else "alpha"
-    return TypeError(
-        f"{_PREFIX} alpha is not supported; write {QUALNAME}(a, b * {scale}), which "
-        f"rounds b * {scale} to b's dtype before the add ({TWIN_NAME}(a, b, alpha={scale}) may "
-        f"round only once)"
-    )
 
 
 def is_out_of_memory(error: RuntimeError, a: Tensor) -> bool:

@@ -2,13 +2,14 @@
 then a route to the op (the public route here; an optional part may set a faster one)."""
 
 from collections.abc import Callable
+from numbers import Number
 
 import torch
 from torch import Tensor
 
 from ._autograd import Function, differentiable
 from ._definition import FORMULA, NAME, TWIN_NAME
-from ._errors import alpha_error, argument_error, is_out_of_memory
+from ._errors import argument_error, is_out_of_memory
 from ._ops import BELOW_AUTOGRAD, OP, QUALNAME
 
 _is_compiling = torch.compiler.is_compiling  # bound once: the call asks on every call
@@ -31,13 +32,17 @@ def use_route(route: Route) -> None:
 
 
 def _refuse_alpha(alpha: object) -> None:
+    # torch.add's alpha scales b inside the add: say how to scale b instead, and what that changes.
     if alpha is not None:
-        raise alpha_error(alpha)
+        scale = repr(alpha) if isinstance(alpha, Number) else "alpha"
+        raise TypeError(
+            f"{QUALNAME}(): alpha is not supported; write {QUALNAME}(a, b * {scale}), which rounds "
+            f"b * {scale} to b's dtype before the add ({TWIN_NAME}(a, b, alpha={scale}) may round "
+            "only once)"
+        )
 
 
-# An FX trace records the call instead of making it (alpha is then a Proxy): the graph refuses an
-# alpha when it runs rather than dropping it.
-torch.fx.wrap("_refuse_alpha")
+torch.fx.wrap("_refuse_alpha")  # FX records the call (alpha a Proxy): refused as the graph runs
 
 
 def call(a: Tensor, b: Tensor, *, alpha: None = None) -> Tensor:
