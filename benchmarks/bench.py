@@ -28,8 +28,9 @@ from dataclasses import asdict
 import torch
 
 import sum_double
-from report import Row, format_table, plot  # report.py and timing.py sit beside this script
 from sum_double._cli import device_problem
+
+from report import Row, format_table, plot  # report.py and timing.py sit beside this script
 from timing import cpu_seconds, cuda_seconds, input_sets, l2_flush_buffer
 
 # Memory bandwidth by the vendors' datasheets, bytes/s, matched against the device name.

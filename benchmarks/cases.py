@@ -16,6 +16,7 @@ from collections.abc import Callable
 import torch
 
 import sum_double
+
 from timing import cuda_seconds, input_sets, l2_flush_buffer  # timing.py beside this script
 
 

@@ -20,11 +20,6 @@ new=${2:-mul_double}
 scratch
 copy=$work/copy venv=$work/venv
 
-tracked_copy() {  # tracked_copy FROM TO: the files git tracks, as a fresh git repo
-  mkdir -p "$2"
-  git -C "$1" ls-files -z | tar -C "$1" --null -T - -cf - | tar -C "$2" -xf -
-  git -C "$2" init -q && git -C "$2" add -A
-}
 expect_failure() {  # expect_failure WHAT CMD...: CMD must fail; its output, indented, says why
   if "${@:2}" >"$work/expected.log" 2>&1; then
     cat "$work/expected.log"

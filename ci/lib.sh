@@ -83,3 +83,9 @@ cmake_build() {  # cmake_build VENV SOURCE BUILD CMAKE_ARGS...: configure with N
   PATH=$venv/bin:$PATH logged "$build.configure.log" cmake -S "$source" -B "$build" -G Ninja "$@"
   PATH=$venv/bin:$PATH cmake --build "$build"
 }
+
+tracked_copy() {  # tracked_copy FROM TO: the files git tracks in FROM, as a fresh git repo in TO
+  mkdir -p "$2"
+  git -C "$1" ls-files -z | tar -C "$1" --null -T - -cf - | tar -C "$2" -xf -
+  git -C "$2" init -q && git -C "$2" add -A
+}

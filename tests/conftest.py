@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, settings
 
 import sum_double
 from sum_double import _public
+
 from support import CUDA_BUILD, HAS_CUDA, Add
 
 # Property-based sweeps: 150 examples normally, 10 under compute-sanitizer (ci/sanitize.sh), where

@@ -20,6 +20,7 @@ from torch.distributed.tensor import (
 from torch.torch_version import TorchVersion
 
 import sum_double
+
 from support import assert_bitwise_equal
 
 ROUTES = {"wrapper": sum_double.add, "op": torch.ops.sum_double.add.default}

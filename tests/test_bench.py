@@ -16,6 +16,7 @@ import pytest
 import torch
 
 import sum_double
+
 from support import REFUSED_DEVICES
 
 # A script of the repository, not of the wheel: imported from its file, as importlib's docs show.

@@ -6,6 +6,7 @@ import pytest
 import torch
 
 import sum_double
+
 from support import MIXED_AND_BROADCAST
 
 SHAPES_AND_VIEWS = pytest.mark.parametrize(

@@ -15,6 +15,7 @@ import pytest
 import torch
 
 import sum_double
+
 from support import FLOAT_DTYPES, assert_bitwise_equal
 
 HALF_TYPES = (torch.float16, torch.bfloat16)

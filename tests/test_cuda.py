@@ -12,6 +12,7 @@ import pytest
 import torch
 
 import sum_double
+
 from support import FLOAT_DTYPES, TORCH_REASON_CROSSES, assert_bitwise_equal, poisoned_allocations
 
 pytestmark = pytest.mark.cuda

@@ -16,6 +16,7 @@ import pytest
 import torch
 
 import sum_double
+
 from support import Runs, needs_regular_install, run_side_by_side
 
 

@@ -10,6 +10,7 @@ from importlib import metadata
 from pathlib import Path
 
 import sum_double
+
 from support import needs_regular_install
 
 

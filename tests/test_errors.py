@@ -10,6 +10,7 @@ import torch
 from torch._subclasses.fake_tensor import FakeTensorMode
 
 import sum_double
+
 from support import (
     FLOAT_DTYPES,
     HAS_CUDA,

@@ -4,6 +4,7 @@ import torch
 
 import sum_double
 from sum_double import _public
+
 from support import assert_bitwise_equal
 
 OP = torch.ops.sum_double.add.default

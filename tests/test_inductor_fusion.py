@@ -15,6 +15,7 @@ from torch._inductor.utils import run_and_get_code
 import sum_double
 from sum_double import _inductor_fusion
 from sum_double._ops import OPS
+
 from support import (
     MIXED_AND_BROADCAST,
     Runs,

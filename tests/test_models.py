@@ -10,6 +10,7 @@ import pytest
 import torch
 
 import sum_double
+
 from support import Add, assert_bitwise_equal
 from tiny_transformer import STEPS, Block, train, twins
 

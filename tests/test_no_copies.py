@@ -13,6 +13,7 @@ import pytest
 import torch
 
 import sum_double
+
 from one_call_harness import OP, what_one_call_does
 from support import Add, assert_bitwise_equal
 

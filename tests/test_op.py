@@ -5,6 +5,7 @@ import pytest
 import torch
 
 import sum_double
+
 from support import (
     FLOAT_DTYPES,
     assert_bitwise_equal,

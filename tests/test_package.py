@@ -16,6 +16,7 @@ import sum_double
 from sum_double import _C, _cli, _demo
 from sum_double.__main__ import main
 from sum_double._info import _gpu_code
+
 from support import CUDA_BUILD, HAS_CUDA, REFUSED_DEVICES, Runs, run_side_by_side
 
 

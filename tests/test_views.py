@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 from torch._subclasses.fake_tensor import FakeTensorMode
 
 import sum_double
+
 from support import (
     FLOAT_DTYPES,
     check_add,

@@ -12,6 +12,7 @@ import torch.nn.functional as F
 from torch import nn
 
 import sum_double
+
 from support import Add
 
 BATCH, TIME, WIDTH, HEADS = 4, 8, 32, 2

@@ -6,3 +6,5 @@
 #define SUM_DOUBLE_STRINGIFY_(x) #x
 #define SUM_DOUBLE_STRINGIFY(x) SUM_DOUBLE_STRINGIFY_(x)
 #define SUM_DOUBLE_OP_NAME SUM_DOUBLE_STRINGIFY(SUM_DOUBLE_OP)  // "add"
+// How the op's messages name it: "sum_double.add()".
+#define SUM_DOUBLE_OP_CALLER "sum_double." SUM_DOUBLE_OP_NAME "()"

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "build_info.h"
-#include "ops/cuda_arch_check.h"
-#include "ops/cuda_driver_check.h"
-#include "ops/library_facts.h"
+#include "common/cuda_arch_check.h"
+#include "common/cuda_driver_check.h"
+#include "common/library_facts.h"
 
 namespace py = pybind11;
 

@@ -11,8 +11,8 @@
 
 #include "add_op.h"
 #include "build_info.h"
-#include "cuda_arch_check.h"
-#include "cuda_driver_check.h"
+#include "common/cuda_arch_check.h"
+#include "common/cuda_driver_check.h"
 #include "sum_double/add_cuda.h"
 #include "sum_double/cuda_stream.h"
 

@@ -1,5 +1,5 @@
 // The op library's facts (library_facts.h), for the module that reports them.
-#include "library_facts.h"
+#include "common/library_facts.h"
 
 #include <dlfcn.h>
 #include <torch/csrc/stable/library.h>  // TORCH_DYNAMIC_VERSION_CALL_2_13_0, where it exists

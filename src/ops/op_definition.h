@@ -18,7 +18,7 @@ namespace sum_double::op {
 inline constexpr const char* kOpNames[] = {SUM_DOUBLE_OP_NAME, "_" SUM_DOUBLE_OP_NAME};
 
 // How messages name the op, "sum_double.add()", and their first words.
-inline constexpr const char kCaller[] = "sum_double." SUM_DOUBLE_OP_NAME "()";
-inline constexpr const char kPrefix[] = "sum_double." SUM_DOUBLE_OP_NAME "(): ";
+inline constexpr const char kCaller[] = SUM_DOUBLE_OP_CALLER;
+inline constexpr const char kPrefix[] = SUM_DOUBLE_OP_CALLER ": ";
 
 }  // namespace sum_double::op

@@ -1,8 +1,9 @@
 """ResidualBlock, the op where a model would use it, and a few steps of training it."""
 
-import sum_double
 import torch
 from torch import Tensor, nn
+
+import sum_double
 
 
 class ResidualBlock(nn.Module):

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "op_definition.h"
+#include "sum_double/op_name.h"
 
 namespace sum_double {
 
@@ -41,7 +41,8 @@ inline std::string driver_problem(int built_with, int driver) {
   const std::string which_driver =
       branch ? "CUDA " + major + " needs driver " + std::to_string(branch) + " or newer"
              : "it must support CUDA " + major;
-  const std::string built = std::string(op::kPrefix) + "this sum_double was built with CUDA " +
+  const std::string built = std::string(SUM_DOUBLE_OP_CALLER ": ") +
+                            "this sum_double was built with CUDA " +
                             cuda_version_string(built_with);
   if (driver == 0) {
     return built + ", but no NVIDIA driver was found. Install one (" + which_driver + ").";

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "op_definition.h"
+#include "sum_double/op_name.h"
 
 namespace sum_double {
 
@@ -110,7 +110,7 @@ inline std::string cuda_arch_problem(const std::string& gpu_name, int device, in
   };
   const CudaCode carried = cuda_code_in(archs);
   const std::string sm = "sm_" + std::to_string(major) + std::to_string(minor);
-  return std::string(op::kPrefix) +
+  return std::string(SUM_DOUBLE_OP_CALLER ": ") +
          "this sum_double has no code that cuda:" + std::to_string(device) + " (" + gpu_name +
          ", " + sm + ") can run: it carries " +
          (carried.machine_code.empty() ? "no machine code"
