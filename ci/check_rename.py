@@ -17,7 +17,8 @@ import sys
 from importlib import metadata, resources
 from pathlib import Path
 
-from rename import forms, pattern, read_text, tracked
+from git_tree import read_text, tracked
+from rename import forms, pattern
 
 # The template's op. The recipe renames its namespace; the op's own name is yours to change.
 OP = "add"
