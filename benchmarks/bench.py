@@ -15,7 +15,7 @@ graph: benchmarks/NOTES.md, "The GPU bench".)
 GB/s counts the bytes a call must move at least: a and b read once, the output written once (a
 broadcast input counts once, however often it is read); the ceiling counts 2 x n x size.
 
-The input shapes (``--cases``) are described in CASES below, which ``--help`` prints.
+The input shapes (``--cases``) are described in workload.py's CASES, which ``--help`` prints.
 """
 
 import argparse
@@ -30,72 +30,16 @@ import torch
 import sum_double
 from sum_double._cli import device_problem
 
-from report import Row, format_table, plot  # report.py and timing.py sit beside this script
+from report import Row, format_table, plot  # report.py, timing.py, workload.py sit beside it
 from timing import cpu_seconds, cuda_seconds, input_sets, l2_flush_buffer
+from workload import CASES, bytes_moved, datasheet_bytes_per_s, make_inputs
 
-# Memory bandwidth by the vendors' datasheets, bytes/s, matched against the device name.
-DATASHEET_BYTES_PER_S = {
-    "GH200": 4.0e12,
-    "H200": 4.8e12,
-    "H100 NVL": 3.9e12,
-    "H100 PCIe": 2.0e12,
-    "H100": 3.35e12,
-    "B200": 8.0e12,
-    "A100-SXM4-80GB": 2.039e12,
-    "A100 80GB PCIe": 1.935e12,
-    "A100": 1.555e12,
-    "L40S": 0.864e12,
-    "RTX 4090": 1.008e12,
-}
 DTYPES = {
     "float16": torch.float16,
     "bfloat16": torch.bfloat16,
     "float32": torch.float32,
     "float64": torch.float64,
 }
-# The input shapes --cases picks from (make_inputs builds them), with what --help says of each.
-CASES = {
-    "same": "a and b: n elements each, of the dtype",
-    "mixed": "b bfloat16 (float16 when the dtype is bfloat16): the result has the promoted dtype",
-    "bias": "a (n / 8192, 8192) + b (8192,): one row added to every row, as a bias is",
-    "transposed": "a square matrix's transpose + a contiguous one (the largest square <= n)",
-}
-_BIAS = 8192  # the bias's length: a model dimension
-
-
-def datasheet_bytes_per_s(device: torch.device) -> float | None:
-    if device.type != "cuda":
-        return None
-    name = torch.cuda.get_device_name(device)
-    for key, value in DATASHEET_BYTES_PER_S.items():  # most specific names come first
-        if key in name:
-            return value
-    return None
-
-
-def make_inputs(
-    case: str, dtype: torch.dtype, n: int, device: torch.device
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """One input set of ``case`` with n output elements (fewer for ``transposed`` where n is no
-    square: the largest square below it)."""
-    if case == "mixed":
-        other = torch.float16 if dtype == torch.bfloat16 else torch.bfloat16
-        return torch.randn(n, device=device, dtype=dtype), torch.randn(
-            n, device=device, dtype=other
-        )
-    if case == "bias":
-        width = min(n, _BIAS)
-        a = torch.randn(n // width, width, device=device, dtype=dtype)
-        return a, torch.randn(width, device=device, dtype=dtype)
-    if case == "transposed":
-        side = int(n**0.5)
-        a = torch.randn(side, side, device=device, dtype=dtype).t()
-        return a, torch.randn(side, side, device=device, dtype=dtype)
-    return torch.randn(n, device=device, dtype=dtype), torch.randn(n, device=device, dtype=dtype)
-
-
-def bytes_moved(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor) -> int:
-    return sum(t.numel() * t.element_size() for t in (a, b, out))
 
 
 def measure(

@@ -24,12 +24,13 @@ _benchmarks = Path(__file__).parents[1] / "benchmarks"
 _spec = importlib.util.spec_from_file_location("bench", _benchmarks / "bench.py")
 bench = importlib.util.module_from_spec(_spec)
 sys.modules["bench"] = bench
-# bench.py imports report.py and timing.py from its folder, which running it puts on sys.path and
-# loading it from its file does not: so the folder goes on sys.path for this import only.
+# bench.py imports the files beside it (report.py, timing.py, workload.py), which running it puts on
+# sys.path and loading it from its file does not: so the folder goes there for this import only.
 sys.path.insert(0, str(_benchmarks))
 try:
     _spec.loader.exec_module(bench)
     timing = importlib.import_module("timing")
+    workload = importlib.import_module("workload")
     compiled_training = importlib.import_module("compiled_training")
 finally:
     sys.path.remove(str(_benchmarks))
@@ -128,7 +129,7 @@ def test_device_is_checked_before_measuring(
 def test_datasheet_lookup_prefers_the_specific_name() -> None:
     # The lookup takes the first key found in the device name, so a key that contains another
     # (GH200 contains H200) must come before it.
-    names = list(bench.DATASHEET_BYTES_PER_S)
+    names = list(workload.DATASHEET_BYTES_PER_S)
     for i, general in enumerate(names):
         for specific in names[i + 1 :]:
             assert general not in specific, f"{specific!r} must come before {general!r}"
