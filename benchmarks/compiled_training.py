@@ -16,8 +16,9 @@ each place of a round equally often (the rounds are rounded up to whole cycles o
 turn is one untimed step, then `--steps` steps and one synchronisation; a model's figure is the
 median over rounds of the time per step, and the speed is torch.add's figure over the other's.
 `--control` adds a second torch.add model, compiled separately as the others are: its speed
-against the first is the method's noise for two identical graphs. Then one profiled step per model: the kernels it launches, their GPU time, and the host time of
-the op's calls as the profiler records them (with its own overhead).
+against the first is the method's noise for two identical graphs. Then one profiled step per
+model: the kernels it launches, their GPU time, and the host time of the op's calls as the profiler
+records them (with its own overhead).
 """
 
 import argparse

@@ -9,7 +9,7 @@ Below the two headline rows, each table adds one layer at a time, so that the di
 its rows are what each layer costs: calling an op through torch.ops at all, our op's C++ layer,
 torch's C++ autograd fallback (what `torch.ops.sum_double._add`, the op below autograd, which
 compiled graphs call, pays), the op's Python autograd kernel (what `torch.ops.sum_double.add`
-pays even when nothing needs grad), and the wrapper's routes (`sum_double._ops`: the fast one on
+pays even when nothing needs grad), and the wrapper's routes (`sum_double._public`: the fast one on
 torch's private names, which `sum_double.add` takes where they exist, and the public one).
 
     python benchmarks/host_cost.py [--device cuda] [--n 1024] [--calls 2000] [--rounds 15]
@@ -37,7 +37,7 @@ from collections.abc import Callable
 import torch
 
 import sum_double
-from sum_double import _ops
+from sum_double import _public
 
 
 def per_call_us(
@@ -160,7 +160,7 @@ def main() -> None:
     x, y = torch.randn(args.n, device=device), torch.randn(args.n, device=device)
     xg, yg = x.clone().requires_grad_(), y.clone().requires_grad_()
     op = torch.ops.sum_double.add.default
-    public = _ops._public_route
+    public = _public.public_route
 
     no_grad_fns: dict[str, Callable[[], object]] = {
         "x + y": lambda: x + y,
@@ -175,8 +175,12 @@ def main() -> None:
         "torch.ops.sum_double.add": lambda: op(xg, yg),
         "public route": lambda: public(xg, yg),
     }
-    # Where this torch lacks a private name, sum_double.add is the public route: no fast rows.
-    fast = _ops._fast_route
+    # Where this torch lacks a private name (or _fast_route.py is deleted), sum_double.add is the
+    # public route: no fast rows.
+    try:
+        from sum_double._fast_route import route as fast
+    except ImportError:
+        fast = None
     if fast is not None:
 
         def below_autograd(call: Callable[[], object]) -> Callable[[], object]:

@@ -9,6 +9,7 @@ import importlib.util
 import itertools
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -208,3 +209,13 @@ def test_compiled_trainings_control_is_compiled_separately() -> None:
     for model in models.values():
         model(torch.randn(2, 8, 64))
     assert counters["stats"]["unique_graphs"] == 2
+
+
+def test_host_cost_runs() -> None:
+    # host_cost.py reads the package's routes by their internal names: a tiny run of it, so that a
+    # change there cannot leave it broken unseen.
+    script = str(_benchmarks / "host_cost.py")
+    args = [sys.executable, script, "--device", "cpu", "--calls", "20", "--rounds", "1"]
+    proc = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "public route" in proc.stdout

@@ -20,7 +20,7 @@ import time
 import torch
 import torch.utils.benchmark as benchmark
 
-from sum_double import _ops
+from sum_double import _definition
 
 
 def main() -> None:
@@ -41,7 +41,7 @@ def main() -> None:
             torch.ops.load_library(lib)
             qualname = f"sum_double_{name}::add"
             torch.library.register_autograd(
-                qualname, _ops._backward, setup_context=_ops._setup_context
+                qualname, _definition.backward, setup_context=_definition.setup_context
             )
             calls[qualname] = getattr(torch.ops, f"sum_double_{name}").add.default
     for mode in (torch.no_grad, torch.inference_mode):
