@@ -10,10 +10,9 @@ import pytest
 import torch
 from hypothesis import HealthCheck, settings
 
-import sum_double
 from sum_double import _public
 
-from support import CUDA_BUILD, HAS_CUDA, Add
+from support import CUDA_BUILD, HAS_CUDA, OP, Op, op
 
 # Property-based sweeps: 150 examples normally, 10 under compute-sanitizer (ci/sanitize.sh), where
 # every launch is instrumented and costs a thousand times more. Under qemu (ci/aarch64.sh) drawing
@@ -92,7 +91,7 @@ def _fast_route() -> _public.Route | None:
 
 
 def _force(route: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Sends sum_double.add down one route: "fast" (on torch's private names) or "public"."""
+    """Sends the public call down one route: "fast" (on torch's private names) or "public"."""
     fast = _fast_route()
     if route == "fast" and fast is None:
         pytest.skip("this torch lacks a name the fast route reads, or the route was deleted")
@@ -100,20 +99,21 @@ def _force(route: str, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(params=["fast", "public"])
-def wrapper(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Add:
-    """sum_double.add through each of its routes: every torch runs the public one this way."""
+def wrapper(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Op:
+    """The public call, sum_double.<NAME>, through each of its routes: every torch runs the public
+    one this way."""
     _force(request.param, monkeypatch)
-    return sum_double.add
+    return op
 
 
 @pytest.fixture(params=["fast", "public", "op"])
-def add(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Add:
+def call(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Op:
     """The wrapper's routes, and the op itself (fake kernel + its autograd kernel: what FX graphs
     and torch.ops callers call; compiled graphs call its name below autograd)."""
     if request.param == "op":
-        return torch.ops.sum_double.add.default
+        return OP
     _force(request.param, monkeypatch)
-    return sum_double.add
+    return op
 
 
 @pytest.fixture

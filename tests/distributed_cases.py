@@ -12,11 +12,12 @@ from torch.distributed.device_mesh import DeviceMesh
 from distributed_placements import (
     DTYPES,
     ROUTES,
-    TORCH_ADD_FOLLOWS_INPUTS,
+    TWIN_FOLLOWS_INPUTS,
     cheapest,
     check_placements,
-    torch_add_placement,
+    twin_placement,
 )
+from reference import PARTIAL_BROADCAST
 
 # On two ranks 4 x 6 splits evenly, 5 x 3 unevenly in both dims (3 + 2 rows, 2 + 1 columns).
 SHAPES = {"even": (4, 6), "uneven": (5, 3)}
@@ -29,11 +30,11 @@ def _placement_cases() -> dict[str, Callable[[DeviceMesh], None]]:
     for (shape_name, shape), route, (pa, pb) in itertools.product(SHAPES.items(), ROUTES, pairs):
         cases[f"{shape_name}-{route}-{pa}+{pb}"] = lambda mesh, s=shape, r=route, a=pa, b=pb: (
             check_placements(
-                mesh, r, a, b, cheapest(a, b), shapes=(s, s), want_torch=torch_add_placement(a, b)
+                mesh, r, a, b, cheapest(a, b), shapes=(s, s), want_torch=twin_placement(a, b)
             )
         )
     # register_sharding drops a Shard rule that would leave a rank an empty shard, so a dim
-    # smaller than the mesh is gathered, where torch.add keeps it sharded.
+    # smaller than the mesh is gathered, where the twin keeps it sharded.
     for route in ROUTES:
         cases[f"empty_shard-{route}-S0+S0"] = lambda mesh, r=route: check_placements(
             mesh, r, "S0", "S0", "R", shapes=((1, 3), (1, 3)), want_torch="S0"
@@ -70,19 +71,20 @@ def _mixed_dtype_cases() -> dict[str, Callable[[DeviceMesh], None]]:
                     r,
                     a,
                     b,
-                    None if TORCH_ADD_FOLLOWS_INPUTS else cheapest(a, b, i),
+                    None if TWIN_FOLLOWS_INPUTS else cheapest(a, b, i),
                     shapes=(shape, shape),
                     dtypes=d,
-                    want_torch=torch_add_placement(a, b, i),
+                    want_torch=twin_placement(a, b, i),
                 )
             )
     return cases
 
 
 # Broadcast inputs, GROUP[_SHAPES]-ROUTE-A+B (the shapes named unless (B, T, D) + (D,); the group
-# names the dtypes where they differ): the op's placement, and torch.add's from torch 2.12 (the
+# names the dtypes where they differ): the op's placement, and the twin's from torch 2.12 (the
 # same, but where noted; before 2.12 not checked). B, T, D = 5, 4, 3: uneven, even, uneven.
 BTD, D = (5, 4, 3), (3,)
+SIZES = {"BTD": BTD, "D": D}  # the shapes by name, as tests/reference.py writes them
 BROADCAST = [
     # The bias add, (B, T, D) + (D,): a shard of x along B or T takes all of the bias, one along D
     # the bias's own shard.
@@ -93,28 +95,27 @@ BROADCAST = [
     ("bias", "wrapper", BTD, D, "R", "S0", "S2"),  # x cut locally, the bias kept
     ("bias", "wrapper", BTD, D, "S0", "S0", "S0"),  # the bias gathered, not x moved
     ("bias", "wrapper", BTD, D, "R", "R", "R"),
-    ("bias", "wrapper", BTD, D, "P", "R", "P"),
-    ("bias", "wrapper", BTD, D, "P", "P", "P"),
-    ("bias", "wrapper", BTD, D, "S0", "P", "S0"),  # the bias all-reduced
-    ("bias", "op", BTD, D, "Pavg", "R", "Pavg"),
-    ("bias", "op", BTD, D, "Pmax", "R", "S0"),  # torch.add: Pmax (BROADCAST_TORCH)
-    ("bias", "op", BTD, D, "R", "Pmax", "S2"),  # torch.add: R (BROADCAST_TORCH)
+    # Partial inputs beside a replica or another partial: the op's own (tests/reference.py).
+    *(
+        (group, route, SIZES.get(sa, sa), SIZES.get(sb, sb), pa, pb, want)
+        for group, route, sa, sb, pa, pb, want in PARTIAL_BROADCAST
+    ),
+    ("bias", "op", BTD, D, "Pmax", "R", "S0"),  # the twin: Pmax (BROADCAST_TORCH)
+    ("bias", "op", BTD, D, "R", "Pmax", "S2"),  # the twin: R (BROADCAST_TORCH)
     ("bias", "op", D, BTD, "R", "S1", "S1"),
     ("bias", "op", D, BTD, "S0", "S2", "S2"),
     # Mixed precision: a float32 residual stream, a bfloat16 bias.
     ("bias_f32_bf16", "wrapper", BTD, D, "S0", "R", "S0"),
     ("bias_f32_bf16", "op", BTD, D, "S2", "S0", "S2"),
-    ("bias_bf16_f32", "op", BTD, D, "P", "R", "P"),
     # Size-1 dims. A shard of a size-1 dim (rank 1's is empty) is gathered.
     ("size1", "op", (5, 1, 3), (1, 4, 3), "S0", "S1", "S0"),  # the smaller input gathered
     ("size1", "op", BTD, (5, 1, 3), "S1", "S1", "S1"),
     ("size1", "op", (5, 4, 1), BTD, "R", "S2", "S2"),
     ("size1", "op", (5, 4, 1), (1, 1, 3), "S0", "R", "S0"),
     ("size1", "op", BTD, (5, 4, 1), "S0", "S0", "S0"),
-    ("size1", "wrapper", (1, 3), (5, 1), "S1", "S0", "S0"),  # an outer sum
-    ("size1", "wrapper", (1, 1, 3), BTD, "P", "P", "P"),
+    ("size1", "wrapper", (1, 3), (5, 1), "S1", "S0", "S0"),  # an outer product's shape
 ]
-# torch.add's placement where it differs from the op's: R + P(max) all-reduces the partial maxima
+# The twin's placement where it differs from the op's: R + P(max) all-reduces the partial maxima
 # to a replica, where the op reduce-scatters them into the other's shard (half the traffic).
 BROADCAST_TORCH = {("bias", "R", "Pmax"): "R", ("bias", "Pmax", "R"): "Pmax"}
 
@@ -128,7 +129,7 @@ def _broadcast_cases() -> dict[str, Callable[[DeviceMesh], None]]:
     for group, route, sa, sb, pa, pb, want in BROADCAST:
         dtypes = tuple(group.split("_")[1:]) or ("f32", "f32")
         want_torch = None
-        if TORCH_ADD_FOLLOWS_INPUTS:
+        if TWIN_FOLLOWS_INPUTS:
             want = None
         else:
             want_torch = BROADCAST_TORCH.get((group, pa, pb), want)

@@ -1,9 +1,10 @@
-"""What placement sum_double.add should give two DTensors, and the check of one pair of inputs.
+"""What placement the op should give two DTensors, and the check of one pair of inputs.
 
-The expected placements are modelled here (``cheapest``: the op's rule; ``torch_add_placement``:
-torch.add's on the torch running), and ``check_placements`` runs one case of
-tests/distributed_cases.py on the ranks of tests/distributed_worker.py: forward, backward and
-no-grad against torch.add on the same DTensors.
+The expected placements are modelled here (``cheapest``: the op's rule, whose partial results
+tests/reference.py gives; ``twin_placement``: the twin's on the torch running), and
+``check_placements`` runs one case of tests/distributed_cases.py on the ranks of
+tests/distributed_worker.py: forward, backward and no-grad against the reference on the same
+DTensors.
 """
 
 import torch
@@ -19,11 +20,10 @@ from torch.distributed.tensor import (
 )
 from torch.torch_version import TorchVersion
 
-import sum_double
+from reference import gradients, partial_result, reference
+from support import OP, assert_bitwise_equal, op
 
-from support import assert_bitwise_equal
-
-ROUTES = {"wrapper": sum_double.add, "op": torch.ops.sum_double.add.default}
+ROUTES = {"wrapper": op, "op": OP}
 PLACEMENTS: dict[str, Placement] = {
     "R": Replicate(),
     "P": Partial("sum"),
@@ -34,32 +34,33 @@ PLACEMENTS: dict[str, Placement] = {
     "S2": Shard(2),
 }
 DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32, "f64": torch.float64}
-# Before 2.12 torch.add followed the input with more shards (the first on a tie), whatever moving
+# Before 2.12 the twin followed the input with more shards (the first on a tie), whatever moving
 # the other cost; from 2.12 on it takes the cheapest common placement, as the op's rule does.
-# Before 2.12 DTensor prices moves otherwise: torch.add keeps its inputs' placement where it can,
+# Before 2.12 DTensor prices moves otherwise: the twin keeps its inputs' placement where it can,
 # and for mixed dtypes and broadcast inputs the op's choice among its strategies differs too (the
 # placement is then not checked; values, dtypes and gradients are).
-TORCH_ADD_FOLLOWS_INPUTS = TorchVersion(torch.__version__) < "2.12"
+TWIN_FOLLOWS_INPUTS = TorchVersion(torch.__version__) < "2.12"
 
 
 def cheapest(a: str, b: str, itemsizes: tuple[int, int] = (4, 4)) -> str:
     """The common placement of a and b (one shape) that DTensor moves them to for least traffic."""
-    if a == b:
+    if a == b and not PLACEMENTS[a].is_partial():
         return a
     shards = sorted(p for p in (a, b) if p.startswith("S"))
     if len(shards) == 2 and itemsizes[0] != itemsizes[1]:
         # Between two shard dims (one all-to-all either way) the input of fewer bytes moves.
         return a if itemsizes[0] > itemsizes[1] else b
-    if shards:
+    partial = partial_result(a, b)
+    if shards or partial is None:
         # A replica is cut locally and partial sums are reduce-scattered into the shard; between
         # two shard dims of inputs of one dtype the lower dim wins the tie.
-        return shards[0]
-    return "P"  # R + P: the replica is split into partial sums locally, with no communication
+        return shards[0] if shards else "S0"
+    return partial  # no communication at all
 
 
-def torch_add_placement(a: str, b: str, itemsizes: tuple[int, int] = (4, 4)) -> str:
-    """The placement torch.add gives inputs of one shape placed a and b, on the torch running."""
-    if not TORCH_ADD_FOLLOWS_INPUTS:
+def twin_placement(a: str, b: str, itemsizes: tuple[int, int] = (4, 4)) -> str:
+    """The placement the twin gives inputs of one shape placed a and b, on the torch running."""
+    if not TWIN_FOLLOWS_INPUTS:
         return cheapest(a, b, itemsizes)
     return b if not a.startswith("S") and b.startswith("S") else a
 
@@ -116,22 +117,22 @@ def check_placements(
     dtypes: tuple[str, str] = ("f32", "f32"),
     want_torch: str | None,
 ) -> None:
-    """Forward, backward, no-grad and inference mode through ``route`` against torch.add on the
-    same DTensors.
+    """Forward, backward, no-grad and inference mode through ``route`` against the reference on
+    the same DTensors.
 
-    ``want`` is the op's placement, ``want_torch`` torch.add's on the torch running (None: not
+    ``want`` is the op's placement, ``want_torch`` the twin's on the torch running (None: not
     known for that torch, so not checked; values, dtypes and gradients are checked all the same).
     """
-    add = ROUTES[route]
+    call = ROUTES[route]
     da, db = (DTYPES[d] for d in dtypes)
     a = _dtensor(shapes[0], PLACEMENTS[pa], mesh, seed=1, dtype=da).requires_grad_()
     b = _dtensor(shapes[1], PLACEMENTS[pb], mesh, seed=2, dtype=db).requires_grad_()
-    out = add(a, b)
+    out = call(a, b)
     with torch.no_grad():  # the wrapper skips autograd here: another way into DTensor
-        out_no_grad = add(a, b)
+        out_no_grad = call(a, b)
     with torch.inference_mode():  # no autograd key at all: DTensor meets the op's public name
-        out_inference = add(a, b)
-    ref = torch.add(a, b)
+        out_inference = call(a, b)
+    ref = reference(a, b)
     grad = _dtensor(out.shape, out.placements[0], mesh, seed=3, dtype=out.dtype)
     ga, gb = torch.autograd.grad(out, (a, b), grad)
     ref_grad = (
@@ -139,12 +140,15 @@ def check_placements(
         if ref.placements == out.placements
         else _dtensor(ref.shape, ref.placements[0], mesh, seed=3, dtype=ref.dtype)
     )
-    ref_ga, ref_gb = torch.autograd.grad(ref, (a, b), ref_grad)
-    # torch.add of the inputs moved where the op moved them, for a bitwise reference on any
+    ref_ga, ref_gb = gradients(a, b, ref_grad)
+    # The reference's derivative of the op's incoming gradient, where the twin's placements are not
+    # the op's (autograd reads no placement).
+    derivative = gradients(a, b, grad)
+    # The reference of the inputs moved where the op moved them, for a bitwise reference on any
     # torch. (Only DTensor itself may turn a replica into partial sums: there is none for P.)
     moved = None
     if not out.placements[0].is_partial():
-        moved = torch.add(
+        moved = reference(
             *(
                 t.redistribute(
                     placements=[operand_placement(out.placements[0], t.shape, out.shape)]
@@ -153,31 +157,35 @@ def check_placements(
             )
         )
     full = {k: t.full_tensor() for k, t in dict(out=out, a=a, b=b, grad=grad, ga=ga, gb=gb).items()}
-    # The same on plain tensors: torch.add's values and gradients, computed on each rank alone.
-    fa, fb = (full[k].detach().requires_grad_() for k in ("a", "b"))
-    full_out = torch.add(fa, fb)
-    full_ga, full_gb = torch.autograd.grad(full_out, (fa, fb), full["grad"])
+    # The same on plain tensors: the reference's values and gradients, on each rank alone.
+    fa, fb = (full[k].detach() for k in ("a", "b"))
+    full_out = reference(fa, fb)
+    full_ga, full_gb = gradients(fa, fb, full["grad"])
 
     if want is not None:
         assert out.placements == (PLACEMENTS[want],), f"{out.placements}, not {PLACEMENTS[want]}"
-    assert out.dtype == torch.promote_types(da, db), f"{out.dtype} for {da} + {db}"
+    assert out.dtype == torch.promote_types(da, db), f"{out.dtype} for {da} and {db}"
     for other in (out_no_grad, out_inference):
         assert other.placements == out.placements
         assert_bitwise_equal(other.to_local(), out.to_local())
     if moved is not None:
         assert_bitwise_equal(out.to_local(), moved.to_local())
     if PLACEMENTS[pa].is_partial() or PLACEMENTS[pb].is_partial():
-        # The summands are added up in another order than in a + b: equal within rounding.
+        # The partial summands are added up in another order than on one rank: equal within
+        # rounding.
         _assert_close(full["out"], full_out.detach(), da, db)
     else:
         assert_bitwise_equal(full["out"], full_out.detach())
-    for name, x, g, full_g in (("a", a, ga, full_ga), ("b", b, gb, full_gb)):
+    for name, x, g, full_g, want_g in zip(
+        "ab", (a, b), (ga, gb), (full_ga, full_gb), derivative, strict=True
+    ):
         assert g.shape == x.shape, f"grad of {name}: {g.shape}"
         assert g.dtype == x.dtype, f"grad of {name}: {g.dtype}"
         if x.shape == out.shape and x.dtype == out.dtype:
-            # Backward hands the incoming gradient to the input as it is.
-            assert g.placements == grad.placements, f"grad of {name}: {g.placements}"
-            assert_bitwise_equal(g.to_local(), grad.to_local())
+            # Nothing for autograd to reduce: the reference's derivative of the same incoming
+            # gradient, on the same DTensors (for the add, that gradient as it is).
+            assert g.placements == want_g.placements, f"grad of {name}: {g.placements}"
+            assert_bitwise_equal(g.to_local(), want_g.to_local())
         elif (
             out.placements[0].is_partial()
             or (
@@ -190,11 +198,11 @@ def check_placements(
             # a reduction kernel that may split a shard's sum otherwise than the whole one's).
             _assert_close(full[f"g{name}"], full_g, x.dtype, out.dtype)
         else:
-            # Each rank summed (if at all) whole rows of the plain gradient, as torch.add did.
+            # Each rank summed (if at all) whole rows of the plain gradient, as the twin did.
             assert_bitwise_equal(full[f"g{name}"], full_g)
     if want_torch is not None:
         assert ref.placements == (PLACEMENTS[want_torch],), (
-            f"torch {torch.__version__}'s add gave {ref.placements}, not {PLACEMENTS[want_torch]}"
+            f"torch {torch.__version__}'s twin gave {ref.placements}, not {PLACEMENTS[want_torch]}"
         )
     if ref.placements == out.placements:
         assert ref.dtype == out.dtype

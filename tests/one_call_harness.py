@@ -11,9 +11,12 @@ import torch
 from torch._C._profiler import _EventType, _ProfilerEvent
 from torch.profiler import ProfilerActivity, profile
 
+from sum_double._definition import NAME
+
 # The name the profiler records for the op's work, whatever the route: below autograd every route
-# calls sum_double::_add (where torch.ops.sum_double.add is called, its record encloses that one).
-OP = "sum_double::_add"
+# calls sum_double::_<NAME> (where torch.ops.sum_double.<NAME> is called, its record encloses that
+# one).
+RECORD = f"sum_double::_{NAME}"
 # What may run inside the op's record: the output's allocation, if it goes through the dispatcher
 # (on CUDA it does; on the CPU the C shim allocates below it and the profiler shows no op).
 ALLOCATING = {"aten::empty_strided", "aten::empty"}
@@ -73,9 +76,9 @@ def what_one_call_does(call: Callable[[], torch.Tensor], device: str) -> Seen:
     memory = [e for e in events if e.tag == _EventType.Allocation]
     problems: list[str] = []
 
-    ours = [e for e in ops if e.name == OP]
+    ours = [e for e in ops if e.name == RECORD]
     if len(ours) != 1:
-        problems.append(f"{OP} ran {len(ours)} times, not once")
+        problems.append(f"{RECORD} ran {len(ours)} times, not once")
     op = ours[0] if ours else None
     allocating = 0
     for e in ops:
@@ -86,12 +89,12 @@ def what_one_call_does(call: Callable[[], torch.Tensor], device: str) -> Seen:
         elif _inside(e, op) and e.name in ALLOCATING:
             allocating += 1
             if allocating > 1:
-                problems.append(f"a second allocating op inside {OP}: {e.name}")
+                problems.append(f"a second allocating op inside {RECORD}: {e.name}")
         elif _inside(op, e) and not e.name.startswith("aten::"):
-            pass  # a record around the op: an autograd Function, torch.ops.sum_double.add
+            pass  # a record around the op: an autograd Function, torch.ops.sum_double.<NAME>
         else:
             where = "inside" if _inside(e, op) else "beside"
-            problems.append(f"{e.name} ran {where} {OP}")
+            problems.append(f"{e.name} ran {where} {RECORD}")
 
     allocations = [e for e in memory if e.extra_fields.alloc_size > 0]
     frees = [e for e in memory if e.extra_fields.alloc_size < 0]
@@ -104,7 +107,7 @@ def what_one_call_does(call: Callable[[], torch.Tensor], device: str) -> Seen:
         if fields.ptr != out.data_ptr():
             problems.append(f"an allocation of {fields.alloc_size} bytes that is not the output")
         elif op is not None and not _inside(e, op):
-            problems.append(f"the output was allocated outside {OP}")
+            problems.append(f"the output was allocated outside {RECORD}")
         # The CPU allocator reports the bytes asked for. On CUDA the caching allocator's counters
         # (below) check the bytes asked for; what it reports to the profiler may be its block.
         elif not cuda and fields.alloc_size != nbytes:

@@ -1,6 +1,7 @@
-"""What the test modules share: the dtypes and the mixed and broadcast cases, bitwise comparison
-against torch, output poisoning, ``check_add`` (the one reference comparison), the install's
-kind, the ``--device`` values a command line refuses here, fresh Pythons run side by side."""
+"""What the test modules share: the op's names as the package has them, the dtypes and the mixed and
+broadcast cases, bitwise comparison, output poisoning, ``check_op`` (the one comparison with the
+reference, tests/reference.py), the install's kind, the ``--device`` values a command line refuses
+here, fresh Pythons run side by side."""
 
 import contextlib
 import json
@@ -16,11 +17,23 @@ import torch
 from torch.torch_version import TorchVersion
 
 import sum_double
+from sum_double._definition import NAME
+from sum_double._ops import BELOW_AUTOGRAD, OP, QUALNAME  # noqa: F401 (for the test modules)
+
+from reference import reference
+
+# The op's names, read from the package (a copy's own, whatever its op): the public call
+# sum_double.<NAME>, torch.ops.sum_double.<NAME> (OP is its .default) and, below autograd,
+# torch.ops.sum_double._<NAME>, as graphs, profiler records and generated code name them.
+op = getattr(sum_double, NAME)
+OP_PACKET = getattr(torch.ops.sum_double, NAME)
+OP_NAME = f"torch.ops.{QUALNAME}"
+BELOW_NAME = f"torch.ops.sum_double._{NAME}"
 
 HAS_CUDA = torch.cuda.is_available()
 CUDA_BUILD = not sum_double._C.cpu_only
 FLOAT_DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
-Add = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
+Op = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
 # Errors cross the stable ABI as codes. torch's own reason for one (e.g. "CUDA out of memory")
 # comes along only if the module was built against torch >= 2.14 headers (2.13's fetch it only for a
 # 2.13 target) and runs on torch >= 2.13 (which added the call that returns it). Worked out here
@@ -101,7 +114,7 @@ def poisoned_allocations() -> Iterator[None]:
     """Inside, new tensors start filled with NaN (torch's deterministic mode).
 
     On CUDA the op's output is allocated through the dispatcher's empty_strided, which applies the
-    fill, so an element the kernel fails to write stays NaN and the comparison with torch.add
+    fill, so an element the kernel fails to write stays NaN and the comparison with the reference
     fails instead of passing on stale memory that happens to be right. On the CPU the C shim
     allocates with at::detail::empty_strided_cpu, which skips the fill: there the fresh random
     inputs of every check are what makes stale memory fail.
@@ -117,11 +130,11 @@ def poisoned_allocations() -> Iterator[None]:
         torch.utils.deterministic.fill_uninitialized_memory = was_filling
 
 
-def check_add(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    """sum_double.add(a, b) is torch.add(a, b): values (bits), dtype, shape and strides."""
-    ref = torch.add(a, b)
+def check_op(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """The op of a and b is the reference's: values (bits), dtype, shape and strides."""
+    ref = reference(a, b)
     with poisoned_allocations():
-        out = sum_double.add(a, b)
+        out = op(a, b)
     assert_bitwise_equal(out, ref)
     assert out.stride() == ref.stride()
     assert out.data_ptr() not in (a.data_ptr(), b.data_ptr()) or out.numel() == 0

@@ -16,9 +16,8 @@ from pathlib import Path
 import pytest
 import torch
 
-import sum_double
-
-from support import REFUSED_DEVICES
+from reference import TWIN, TWIN_NAME
+from support import BELOW_NAME, QUALNAME, REFUSED_DEVICES, op
 
 # A script of the repository, not of the wheel: imported from its file, as importlib's docs show.
 _benchmarks = Path(__file__).parents[1] / "benchmarks"
@@ -60,7 +59,7 @@ def test_bench_writes_table_and_json(
 
     table = capsys.readouterr().out
     assert "sum_double" in table
-    assert "torch.add" in table
+    assert TWIN_NAME in table
     records = json.loads(out_json.read_text())
     assert [(r["dtype"], r["n"]) for r in records] == [
         ("float32", 1024),
@@ -151,19 +150,19 @@ def test_cpu_timing_never_hands_a_call_the_set_the_call_before_it_read() -> None
     assert firsts.count("ours") == firsts.count("ref") == 3
 
 
-def test_compiled_training_models_differ_in_the_add_alone() -> None:
+def test_compiled_training_models_differ_in_the_op_alone() -> None:
     # The benchmark's comparison is fair only if its models share every weight and compute the
-    # same: eagerly, where sum_double.add is torch.add bit for bit, their outputs are equal.
+    # same: eagerly, where the op is its twin bit for bit, their outputs are equal.
     models = compiled_training.make_models(
-        {"torch.add": torch.add, "sum_double.add": sum_double.add},
+        {TWIN_NAME: TWIN, QUALNAME: op},
         layers=2,
         width=64,
         dtype=torch.float32,
         device=torch.device("cpu"),
     )
     ref, ours = (model._orig_mod for model in models.values())  # the modules torch.compile wraps
-    assert [b.add for b in ref] == [torch.add] * 2
-    assert [b.add for b in ours] == [sum_double.add] * 2
+    assert [b.add for b in ref] == [TWIN] * 2
+    assert [b.add for b in ours] == [op] * 2
     for (name, w), (_, w_ours) in zip(
         ref.state_dict().items(), ours.state_dict().items(), strict=True
     ):
@@ -177,9 +176,9 @@ def test_compiled_trainings_unfused_model_calls_the_op() -> None:
     # Else its unfused model would quietly be a copy of the fused one.
     from torch._inductor.utils import run_and_get_code
 
-    add = torch.compile(sum_double.add, backend=compiled_training.unfused_inductor)
-    _, code = run_and_get_code(add, torch.randn(3), torch.randn(3))
-    assert any("torch.ops.sum_double._add.default(" in source for source in code), code
+    compiled = torch.compile(op, backend=compiled_training.unfused_inductor)
+    _, code = run_and_get_code(compiled, torch.randn(3), torch.randn(3))
+    assert any(f"{BELOW_NAME}.default(" in source for source in code), code
     assert "SUM_DOUBLE_INDUCTOR_FUSION" not in os.environ  # as it was before
 
 
@@ -193,16 +192,14 @@ def test_compiled_trainings_turns_put_each_model_in_each_place_equally_often() -
 
 @pytest.mark.usefixtures("no_compile_caches")
 def test_compiled_trainings_control_is_compiled_separately() -> None:
-    # Else Dynamo hands the control the first torch.add model's compiled code, and the control
+    # Else Dynamo hands the control the first twin model's compiled code, and the control
     # says nothing of two graphs compiled apart, as the fused model's is.
     from torch._dynamo.utils import counters
 
     shape = (1, 64, torch.float32, torch.device("cpu"))
-    models = compiled_training.make_models({"torch.add": torch.add}, *shape)
+    models = compiled_training.make_models({TWIN_NAME: TWIN}, *shape)
     models.update(
-        compiled_training.make_models(
-            {"control": torch.add}, *shape, compiled_training.inductor_again
-        )
+        compiled_training.make_models({"control": TWIN}, *shape, compiled_training.inductor_again)
     )
     torch._dynamo.reset()  # no code compiled by an earlier test to reuse
     counters.clear()

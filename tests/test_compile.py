@@ -5,9 +5,7 @@ bad shapes refused while tracing."""
 import pytest
 import torch
 
-import sum_double
-
-from support import MIXED_AND_BROADCAST
+from support import BELOW_AUTOGRAD, MIXED_AND_BROADCAST, OP, op
 
 SHAPES_AND_VIEWS = pytest.mark.parametrize(
     "shape_and_view",
@@ -31,13 +29,13 @@ def test_opcheck(device: str, requires_grad: bool, shape_and_view) -> None:
     a.requires_grad_(requires_grad)  # leaves, strided or not
     b.requires_grad_(requires_grad)
     # Schema, fake kernel, autograd registration and AOT dispatch, all checked by torch itself.
-    torch.library.opcheck(torch.ops.sum_double.add.default, (a, b))
+    torch.library.opcheck(OP, (a, b))
 
 
 @SHAPES_AND_VIEWS
 def test_opcheck_below_autograd(device: str, shape_and_view) -> None:
     # What compiled graphs call, which has no derivative of its own: the same checks without one.
-    torch.library.opcheck(torch.ops.sum_double._add.default, _inputs(device, shape_and_view))
+    torch.library.opcheck(BELOW_AUTOGRAD, _inputs(device, shape_and_view))
 
 
 @pytest.mark.filterwarnings("ignore:The .grad attribute of a Tensor that is not a leaf")
@@ -52,12 +50,12 @@ def test_opcheck_broadcast_and_mixed(
     a.requires_grad_(requires_grad)  # leaves, strided or not
     b.requires_grad_(requires_grad)
     # Schema, fake kernel, autograd registration and AOT dispatch, all checked by torch itself.
-    torch.library.opcheck(torch.ops.sum_double.add.default, (a, b))
+    torch.library.opcheck(OP, (a, b))
 
 
 def _fused(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     # Power-of-two scalings are exact, so compiled and eager results must agree bit for bit.
-    return sum_double.add(x * 0.5, y) * 2.0
+    return op(x * 0.5, y) * 2.0
 
 
 @pytest.mark.parametrize("backend", ["aot_eager", "inductor"])
@@ -76,7 +74,7 @@ def test_torch_compile_fullgraph(device: str, backend: str) -> None:
 
 def test_torch_compile_rejects_bad_shapes_at_trace() -> None:
     torch._dynamo.reset()
-    compiled = torch.compile(sum_double.add, fullgraph=True, backend="aot_eager")
+    compiled = torch.compile(op, fullgraph=True, backend="aot_eager")
     with pytest.raises(
         Exception, match=r"shapes of a and b to broadcast, but a: \[3\] and b: \[4\]"
     ):

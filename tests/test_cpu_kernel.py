@@ -1,8 +1,9 @@
-"""The CPU kernel against torch.add: every float16 and bfloat16 bit pattern, vector tails, and both
-sets of loops: the ones this CPU gets, and the baseline ones (SUM_DOUBLE_CPU_BASELINE=1).
+"""The CPU kernel against the reference (tests/reference.py): every float16 and bfloat16 bit
+pattern, vector tails, and both sets of loops: the ones this CPU gets, and the baseline ones
+(SUM_DOUBLE_CPU_BASELINE=1).
 
 Outputs come from the op's allocator, which does not poison CPU memory (see
-support.poisoned_allocations), so every check computes sum_double.add before torch.add and on
+support.poisoned_allocations), so every check computes the op before the reference and on
 operands no earlier check used: memory that a lost write leaves behind holds no answer to it.
 """
 
@@ -16,11 +17,12 @@ import torch
 
 import sum_double
 
-from support import FLOAT_DTYPES, assert_bitwise_equal
+from reference import reference
+from support import FLOAT_DTYPES, assert_bitwise_equal, op
 
 HALF_TYPES = (torch.float16, torch.bfloat16)
 # Every NaN is the same NaN to these checks: IEEE 754 leaves the sign and payload of a NaN result
-# open, and torch.add varies them itself (a's or b's NaN when both are NaN, by vector body or tail;
+# open, and torch varies them itself (a's or b's NaN when both are NaN, by vector body or tail;
 # payload kept by its AVX2 loops, dropped by its baseline ones), so they cannot be part of parity.
 SPECIAL_BITS = {
     # +-0, smallest and largest subnormal, smallest normal, 1, max, inf, quiet and signalling NaN,
@@ -78,8 +80,8 @@ def check_every_bit_pattern(dtype: torch.dtype) -> None:
     cross_a, cross_b = a.repeat(len(b_values)), b_values.repeat_interleave(len(a))
     near_a, near_b = rounding_partners(a)
     for x, y in ((cross_a, cross_b), (near_a, near_b)):
-        out = sum_double.add(x, y)
-        assert_bitwise_equal(out, torch.add(x, y))
+        out = op(x, y)
+        assert_bitwise_equal(out, reference(x, y))
 
 
 def random_values(n: int, dtype: torch.dtype) -> torch.Tensor:
@@ -97,8 +99,8 @@ def check_lengths(dtype: torch.dtype) -> None:
         for a_offset, b_offset in ((0, 0), (1, 3), (3, 1), (5, 2)):
             a = random_values(n + a_offset, dtype)[a_offset:]
             b = random_values(n + b_offset, dtype)[b_offset:]
-            out = sum_double.add(a, b)
-            assert_bitwise_equal(out, torch.add(a, b))
+            out = op(a, b)
+            assert_bitwise_equal(out, reference(a, b))
 
 
 @pytest.mark.parametrize("dtype", HALF_TYPES)

@@ -7,13 +7,22 @@ import os
 import subprocess
 import sys
 import threading
+from pathlib import Path
 
 import pytest
 import torch
 
 import sum_double
 
-from support import FLOAT_DTYPES, TORCH_REASON_CROSSES, assert_bitwise_equal, poisoned_allocations
+from reference import reference
+from support import (
+    FLOAT_DTYPES,
+    NAME,
+    TORCH_REASON_CROSSES,
+    assert_bitwise_equal,
+    op,
+    poisoned_allocations,
+)
 
 pytestmark = pytest.mark.cuda
 
@@ -35,8 +44,8 @@ def test_more_than_2_pow_31_elements(dtype: torch.dtype, offset: int) -> None:
         pytest.skip(f"needs {needed / 2**30:.0f} GiB of free GPU memory")
     a = torch.randn(n + offset, device="cuda", dtype=dtype)[offset:]
     b = torch.randn(n + offset, device="cuda", dtype=dtype)[offset:]
-    ref = torch.add(a, b)
-    out = sum_double.add(a, b)
+    ref = reference(a, b)
+    out = op(a, b)
     assert torch.equal(out[-1000:], ref[-1000:])  # the tail past 2^31 first: cheapest to report
     assert torch.equal(out, ref)
 
@@ -61,8 +70,8 @@ def test_more_than_2_pow_31_elements_off_the_flat_kernels(case: str) -> None:
     else:
         a = torch.randn(2**15 + 9, 2**16 + 1, device="cuda", dtype=torch.float16)
         b = torch.randn(2**16 + 1, device="cuda", dtype=torch.float16)
-    ref = torch.add(a, b)
-    out = sum_double.add(a, b)
+    ref = reference(a, b)
+    out = op(a, b)
     assert torch.equal(out.flatten()[-1000:], ref.flatten()[-1000:])
     assert torch.equal(out, ref)
 
@@ -95,8 +104,8 @@ def test_every_grid_shape_the_launcher_picks(dtype: torch.dtype, waves: float, e
     a = torch.randn(n, device="cuda", dtype=dtype)
     b = torch.randn(n, device="cuda", dtype=dtype)
     with poisoned_allocations():
-        out = sum_double.add(a, b)
-    assert_bitwise_equal(out, torch.add(a, b))
+        out = op(a, b)
+    assert_bitwise_equal(out, reference(a, b))
 
 
 def test_side_stream_after_producer() -> None:
@@ -111,9 +120,9 @@ def test_side_stream_after_producer() -> None:
     with torch.cuda.stream(side):
         torch.cuda._sleep(1 << 27)  # about 0.1 s of GPU clock: far longer than the launches below
         torch.mul(x, 3.0, out=a)
-        out = sum_double.add(a, y)
+        out = op(a, y)
     side.synchronize()
-    assert_bitwise_equal(out, torch.add(x * 3.0, y))
+    assert_bitwise_equal(out, reference(x * 3.0, y))
 
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
@@ -123,17 +132,17 @@ def test_cuda_graph_capture_and_replay(dtype: torch.dtype) -> None:
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(side):
-        sum_double.add(a, b)  # warm-up outside capture
+        op(a, b)  # warm-up outside capture
     torch.cuda.current_stream().wait_stream(side)
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
-        out = sum_double.add(a, b)
+        out = op(a, b)
     for _ in range(3):  # new inputs in the captured buffers, then replay
         a.copy_(torch.randn_like(a))
         b.copy_(torch.randn_like(b))
         graph.replay()
         torch.cuda.synchronize()
-        assert_bitwise_equal(out, torch.add(a, b))
+        assert_bitwise_equal(out, reference(a, b))
 
 
 # torch 2.11 warns that a graph it captured is empty; the check below would catch a sum_double
@@ -143,7 +152,7 @@ def test_torch_compile_reduce_overhead() -> None:
     torch._dynamo.reset()
 
     def f(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-        return sum_double.add(x * 0.5, y) * 2.0
+        return op(x * 0.5, y) * 2.0
 
     compiled = torch.compile(f, mode="reduce-overhead", fullgraph=True)
     for _ in range(4):  # the first calls record, later ones replay the CUDA graph
@@ -163,8 +172,8 @@ def test_threads_on_their_own_streams() -> None:
                 for _ in range(20):
                     a = torch.randn(1 << 18, device="cuda", generator=gen)
                     b = torch.randn(1 << 18, device="cuda", generator=gen)
-                    out = sum_double.add(a, b)
-                    ref = torch.add(a, b)
+                    out = op(a, b)
+                    ref = reference(a, b)
                     stream.synchronize()
                     assert torch.equal(out, ref)
         except BaseException as e:  # re-raised on the main thread below
@@ -184,7 +193,7 @@ def test_out_of_memory_is_a_clear_error_and_recoverable() -> None:
     a = torch.ones(1, device="cuda").expand(huge)
     try:
         with pytest.raises(torch.OutOfMemoryError) as info:
-            sum_double.add(a, a)
+            op(a, a)
     finally:
         del a
         torch.cuda.empty_cache()
@@ -193,7 +202,7 @@ def test_out_of_memory_is_a_clear_error_and_recoverable() -> None:
     if TORCH_REASON_CROSSES:
         assert "CUDA out of memory" in message
     x, y = torch.randn(1000, device="cuda"), torch.randn(1000, device="cuda")
-    assert_bitwise_equal(sum_double.add(x, y), torch.add(x, y))
+    assert_bitwise_equal(op(x, y), reference(x, y))
 
 
 # In a child process: a device-side assert leaves the CUDA context unusable for the rest of it.
@@ -207,7 +216,7 @@ try:
 except RuntimeError:
     pass
 try:
-    sum_double.add(a, a)
+    sum_double.{NAME}(a, a)
 except torch.OutOfMemoryError as e:
     print("OutOfMemoryError:", e)
 except RuntimeError as e:
@@ -219,7 +228,7 @@ def test_allocation_after_an_earlier_gpu_error_is_that_error() -> None:
     # With an error pending, every allocation that reaches the driver fails. The op must report
     # that error, not an out-of-memory (which, without torch's reason, is the usual cause).
     child = subprocess.run(
-        [sys.executable, "-c", _ALLOCATE_AFTER_A_GPU_ERROR],
+        [sys.executable, "-c", _ALLOCATE_AFTER_A_GPU_ERROR.replace("{NAME}", NAME)],
         capture_output=True,
         text=True,
         timeout=120,
@@ -240,13 +249,19 @@ def test_the_ptx_runs_where_no_machine_code_fits() -> None:
         pytest.skip(f"sm_{major}{minor} is older than the newest PTX, compute_{newest}")
     script = (
         "import torch, sum_double\n"
+        "from reference import reference\n"
         "for dtype in (torch.float16, torch.bfloat16, torch.float32, torch.float64):\n"
         "    a, b = (torch.randn(100_003, dtype=dtype) for _ in range(2))\n"
-        "    out = sum_double.add(a.cuda(), b.cuda()).cpu()\n"
-        "    assert torch.equal(out, torch.add(a, b)), dtype\n"
+        f"    out = sum_double.{NAME}(a.cuda(), b.cuda()).cpu()\n"
+        "    assert torch.equal(out, reference(a, b)), dtype\n"
     )
     env = {**os.environ, "CUDA_FORCE_PTX_JIT": "1", "CUDA_CACHE_DISABLE": "1"}
     proc = subprocess.run(
-        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300
+        [sys.executable, "-c", script],
+        env=env,
+        cwd=Path(__file__).parent,  # where reference.py is
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert proc.returncode == 0, proc.stderr

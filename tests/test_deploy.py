@@ -17,7 +17,8 @@ import torch
 
 import sum_double
 
-from support import Runs, needs_regular_install, run_side_by_side
+from reference import TWIN_NAME
+from support import NAME, OP_NAME, Runs, needs_regular_install, op, run_side_by_side
 
 
 def python(script: str, *args: str) -> subprocess.CompletedProcess[str]:
@@ -45,14 +46,14 @@ def test_cli_prints_the_library_path() -> None:
 
 
 # argv[1]: the op library's path; the script must not import sum_double to find it.
-ALONE = """
+ALONE = f"""
 import ctypes, sys
 import torch
 ctypes.CDLL(sys.argv[1])
 assert "sum_double" not in sys.modules
 a, b = torch.randn(4, 3), torch.randn(3, dtype=torch.bfloat16)
-out = torch.ops.sum_double.add(a, b)
-assert torch.equal(out, torch.add(a, b)) and out.dtype == torch.float32
+out = torch.ops.sum_double.{NAME}(a, b)
+assert torch.equal(out, {TWIN_NAME}(a, b)) and out.dtype == torch.float32
 print("alone: ok")
 """
 
@@ -82,8 +83,8 @@ def twice(first: str, then: str) -> str:
     return (
         f"import ctypes, sys\nimport torch\n{LOADS[first]}\n{LOADS[then]}\nimport sum_double\n"
         "a = torch.randn(5)\n"
-        "assert torch.equal(sum_double.add(a, a), a + a)\n"
-        "assert torch.equal(torch.ops.sum_double.add(a, a), a + a)\n"
+        f"assert torch.equal(sum_double.{NAME}(a, a), {TWIN_NAME}(a, a))\n"
+        f"assert torch.equal(torch.ops.sum_double.{NAME}(a, a), {TWIN_NAME}(a, a))\n"
         "print('once: ok')\n"
     )
 
@@ -128,8 +129,8 @@ def test_a_copy_of_the_library_elsewhere_is_a_second_registration(fresh: Runs) -
 
 class Residual(torch.nn.Module):
     def forward(self, x: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
-        h = sum_double.add(x, bias)
-        return sum_double.add(torch.relu(h) * 2, x)
+        h = op(x, bias)
+        return op(torch.relu(h) * 2, x)
 
 
 @pytest.fixture(scope="module", params=["cpu", pytest.param("cuda", marks=pytest.mark.cuda)])
@@ -184,5 +185,5 @@ def test_without_the_import_the_error_names_the_op_to_register(loads: Runs) -> N
     # package to import, and that it must be registered first. No traceback of ours is involved.
     proc = loads["no import"].result()
     assert proc.returncode != 0
-    assert "torch.ops.sum_double.add" in proc.stderr, proc.stderr
+    assert OP_NAME in proc.stderr, proc.stderr
     assert "custom op is not registered" in proc.stderr, proc.stderr

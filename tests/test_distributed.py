@@ -1,4 +1,4 @@
-"""sum_double.add on DTensor: placements, gradients, FSDP2 and tensor parallelism over two ranks.
+"""The op on DTensor: placements, gradients, FSDP2 and tensor parallelism over two ranks.
 
 The ranks are two processes running tests/distributed_worker.py (its cases: distributed_cases.py
 and distributed_training.py), started once per device by a module-scoped fixture (gloo on the
@@ -20,7 +20,8 @@ import pytest
 import torch
 
 from distributed_cases import BROADCAST_CASES, MIXED_DTYPE_CASES, PLACEMENT_CASES
-from support import Runs, run_side_by_side
+from reference import TWIN_NAME
+from support import NAME, Runs, run_side_by_side
 
 WORKER = Path(__file__).with_name("distributed_worker.py")
 WORLD_SIZE = 2
@@ -108,21 +109,21 @@ def _passed(job: Job, case: str) -> None:
 @pytest.mark.parametrize("case", PLACEMENT_CASES)
 def test_placements_values_and_gradients(job: Job, case: str) -> None:
     # SHAPE-ROUTE-A+B: the output placement is the cheapest common one, the values and the
-    # gradients (the incoming one, as it is) match torch.add's on the same DTensors.
+    # gradients match the reference's on the same DTensors (tests/reference.py).
     _passed(job, case)
 
 
 @pytest.mark.parametrize("case", MIXED_DTYPE_CASES)
 def test_mixed_dtypes(job: Job, case: str) -> None:
     # DTYPE_DTYPE-ROUTE-A+B: the placements of one dtype (but which of two shards moves), the
-    # result's dtype promoted, values and gradients (cast to each input's dtype) as torch.add's.
+    # result's dtype promoted, values and gradients (cast to each input's dtype) the reference's.
     _passed(job, case)
 
 
 @pytest.mark.parametrize("case", BROADCAST_CASES)
 def test_broadcast(job: Job, case: str) -> None:
-    # GROUP[_SHAPES]-ROUTE-A+B: bias adds and size-1 dims placed as torch.add places them, values
-    # and gradients (summed over the broadcast dims) as torch.add's on the same DTensors.
+    # GROUP[_SHAPES]-ROUTE-A+B: bias adds and size-1 dims placed as the twin places them, values
+    # and gradients (summed over the broadcast dims) the reference's on the same DTensors.
     _passed(job, case)
 
 
@@ -134,9 +135,10 @@ def test_tensor_parallel_block(job: Job) -> None:
     _passed(job, "tensor_parallel_block")
 
 
-# Appended to some imports: adds two DTensors in a one-rank group (a FileStore: no port) and
-# prints "imported" first (so that anything before it came from the imports), the result last.
-_ADD_DTENSORS = """
+# Appended to some imports: the op (argv[2] names it) of two DTensors in a one-rank group (a
+# FileStore, argv[1]: no port) and prints "imported" first (so that anything before it came from
+# the imports), the result last.
+_OP_OF_DTENSORS = """
 print("imported", flush=True)
 import sys
 import torch
@@ -147,7 +149,7 @@ from torch.distributed.tensor import Shard, distribute_tensor
 dist.init_process_group("gloo", store=dist.FileStore(sys.argv[1], 1), rank=0, world_size=1)
 a = distribute_tensor(torch.ones(4), init_device_mesh("cpu", (1,)), [Shard(0)])
 try:
-    result = sum_double.add(a, a).placements
+    result = getattr(sum_double, sys.argv[2])(a, a).placements
 except NotImplementedError as e:
     result = f"NotImplementedError: {e}"
 finally:
@@ -172,19 +174,21 @@ WITHOUT_REGISTER_SHARDING = (
     "import torch.distributed.tensor.experimental as experimental\n"
     "del experimental.register_sharding\n"
     "import torch, sum_double\n"
-    "assert torch.equal(sum_double.add(torch.ones(2), torch.ones(2)), torch.full((2,), 2.0))\n"
+    "a = torch.randn(2)\n"
+    f"assert torch.equal(sum_double.{NAME}(a, a), {TWIN_NAME}(a, a))\n"
 )
 
 
 @pytest.fixture(scope="module")
 def rule_runs(tmp_path_factory: pytest.TempPathFactory) -> Runs:
-    """_ADD_DTENSORS after each of the imports above, each in a fresh Python (where the rule is
-    registered, or not, is the point), side by side; argv[1]: a FileStore of its own.
+    """_OP_OF_DTENSORS after each of the imports above, each in a fresh Python (where the rule is
+    registered, or not, is the point), side by side; argv[1]: a FileStore of its own, argv[2]: the
+    op's name.
     ci/aarch64.sh leaves out every test that reads this."""
     folder = tmp_path_factory.mktemp("rule")
     scripts = {**IMPORT_ORDERS, "without_register_sharding": WITHOUT_REGISTER_SHARDING}
     commands = {
-        name: ["-W", "error", "-c", imports + _ADD_DTENSORS, str(folder / f"{name}.store")]
+        name: ["-W", "error", "-c", imports + _OP_OF_DTENSORS, str(folder / f"{name}.store"), NAME]
         for name, imports in scripts.items()
     }
     return run_side_by_side(commands, timeout=120, env={**os.environ, **LOOPBACK_ONLY})
@@ -208,4 +212,5 @@ def test_without_register_sharding_the_op_works_and_import_says_nothing(rule_run
     lines = _lines(rule_runs, "without_register_sharding")
     assert lines[0] == "imported", lines
     # DTensor meets the op below autograd, by that name (_ops.py).
-    assert lines[-1].startswith("NotImplementedError: Operator sum_double._add.default does not")
+    refused = f"NotImplementedError: Operator sum_double._{NAME}.default does not"
+    assert lines[-1].startswith(refused)

@@ -11,12 +11,17 @@ from torch._subclasses.fake_tensor import FakeTensorMode
 
 import sum_double
 
+from reference import TWIN_NAME, reference
 from support import (
     FLOAT_DTYPES,
     HAS_CUDA,
+    OP,
+    OP_PACKET,
+    QUALNAME,
     TORCH_REASON_CROSSES,
-    Add,
+    Op,
     assert_bitwise_equal,
+    op,
 )
 
 # Only where this torch has it, as with every dtype the tests below name.
@@ -43,9 +48,9 @@ def test_fake_kernel_refuses_in_the_ops_words(device: str, case: str) -> None:
     # what keeps the two messages the same.
     a, b = BAD_PAIRS[case](device)
     with pytest.raises(RuntimeError) as real:
-        torch.ops.sum_double.add(a, b)
+        OP_PACKET(a, b)
     with FakeTensorMode() as mode, pytest.raises(RuntimeError) as fake:
-        torch.ops.sum_double.add(mode.from_tensor(a), mode.from_tensor(b))
+        OP_PACKET(mode.from_tensor(a), mode.from_tensor(b))
     assert str(fake.value) == str(real.value)
 
 
@@ -54,17 +59,17 @@ def test_fake_kernel_refuses_in_the_ops_words(device: str, case: str) -> None:
 
 def test_shapes_that_do_not_broadcast(device: str) -> None:
     with pytest.raises(RuntimeError) as info:
-        sum_double.add(torch.ones(3, 4, device=device), torch.ones(4, 3, device=device))
+        op(torch.ones(3, 4, device=device), torch.ones(4, 3, device=device))
     assert str(info.value) == (
-        "sum_double.add(): expected the shapes of a and b to broadcast, but a: [3, 4] and b: "
+        f"{QUALNAME}(): expected the shapes of a and b to broadcast, but a: [3, 4] and b: "
         "[4, 3] differ in dim 0 of the result (3 and 4), where neither is 1"
     )
     with pytest.raises(RuntimeError, match=r"a: \[2, 3\] and b: \[5, 1, 4\] differ in dim 2"):
-        sum_double.add(torch.ones(2, 3, device=device), torch.ones(5, 1, 4, device=device))
+        op(torch.ones(2, 3, device=device), torch.ones(5, 1, 4, device=device))
 
 
 DTYPE_MESSAGE = (
-    "sum_double.add(): expected {which} to be a float16, bfloat16, float32 or float64 tensor, but "
+    QUALNAME + "(): expected {which} to be a float16, bfloat16, float32 or float64 tensor, but "
     "got torch.{dtype}; {fix}"
 )
 CONVERT = "convert it first, e.g. {which}.to(torch.float32)"
@@ -92,15 +97,15 @@ def _zeros(dtype: torch.dtype, device: str) -> torch.Tensor:
 
 @pytest.mark.parametrize("dtype", list(NAMED_DTYPES))
 @pytest.mark.parametrize("which", ["a", "b"])
-def test_unsupported_dtype(add: Add, device: str, dtype: str, which: str) -> None:
+def test_unsupported_dtype(call: Op, device: str, dtype: str, which: str) -> None:
     # A float op: integer, bool, complex and float8 tensors are refused, naming the argument and
-    # the dtype as torch prints it, even where torch.add would promote them to a floating result.
+    # the dtype as torch prints it, even where the twin would promote them to a floating result.
     if not hasattr(torch, dtype):
         pytest.skip(f"this torch has no torch.{dtype}")
     args = {"a": torch.ones(3, device=device), "b": torch.ones(3, device=device)}
     args[which] = _zeros(getattr(torch, dtype), device)
     with pytest.raises(RuntimeError) as info:
-        add(args["a"], args["b"])
+        call(args["a"], args["b"])
     assert type(info.value) is RuntimeError
     fix = NAMED_DTYPES[dtype].format(which=which)
     assert str(info.value) == DTYPE_MESSAGE.format(which=which, dtype=dtype, fix=fix)
@@ -123,13 +128,13 @@ def test_every_dtype_in_torchs_words(device: str, dtype: torch.dtype, which: str
     args = {"a": torch.ones(3, device=device), "b": torch.ones(3, device=device)}
     args[which] = _zeros(dtype, device)
     with pytest.raises(RuntimeError) as real:
-        torch.ops.sum_double.add(args["a"], args["b"])
+        OP_PACKET(args["a"], args["b"])
     message = str(real.value)
     if "a dtype unknown to this build" in message:
         pytest.skip(f"{dtype} is newer than the torch this build's dtype names come from")
     assert f"tensor, but got {dtype}; " in message
     with FakeTensorMode() as mode, pytest.raises(RuntimeError) as fake:
-        torch.ops.sum_double.add(mode.from_tensor(args["a"]), mode.from_tensor(args["b"]))
+        OP_PACKET(mode.from_tensor(args["a"]), mode.from_tensor(args["b"]))
     assert str(fake.value) == message
     if message.endswith(CONVERT.format(which=which)):
         args[which] = args[which].to(torch.float32)
@@ -144,7 +149,7 @@ def test_every_dtype_in_torchs_words(device: str, dtype: torch.dtype, which: str
         with pytest.raises((RuntimeError, NotImplementedError)):
             packed.to(torch.float32)
         return
-    assert_bitwise_equal(sum_double.add(args["a"], args["b"]), torch.add(args["a"], args["b"]))
+    assert_bitwise_equal(op(args["a"], args["b"]), reference(args["a"], args["b"]))
 
 
 # What the op must turn away, made from a dense 3x4 tensor: the words that name it in the message,
@@ -204,9 +209,7 @@ NOT_DENSE = [
 ]
 
 
-@pytest.mark.parametrize(
-    "call", [sum_double.add, torch.ops.sum_double.add], ids=["add", "torch.ops"]
-)
+@pytest.mark.parametrize("call", [op, OP_PACKET], ids=["public", "torch.ops"])
 @pytest.mark.parametrize("which", ["a", "b"])
 @pytest.mark.parametrize(("make", "what", "conversion"), NOT_DENSE)
 @pytest.mark.filterwarnings("ignore:Sparse (CSR|CSC|BSR|BSC) tensor support is in beta")
@@ -229,13 +232,13 @@ def test_not_dense(
     with pytest.raises(RuntimeError) as info:
         call(args["a"], args["b"])
     assert str(info.value) == (
-        f"sum_double.add(): expected {which} to be a dense (torch.strided) tensor, but got "
+        f"{QUALNAME}(): expected {which} to be a dense (torch.strided) tensor, but got "
         f"{what}; convert it with {conversion} first"
     )
     assert capfd.readouterr().err == ""  # nothing on stderr, from torch's shim or anyone else
     # The advice, run as written, gives a tensor the op takes.
     args[which] = eval(f"t{conversion}", {"t": args[which]})
-    assert_bitwise_equal(call(args["a"], args["b"]), torch.add(args["a"], args["b"]))
+    assert_bitwise_equal(call(args["a"], args["b"]), reference(args["a"], args["b"]))
 
 
 @pytest.mark.parametrize("first", ["a", "b"])
@@ -248,7 +251,7 @@ def test_the_first_argument_at_fault_is_named(device: str, first: str) -> None:
     sparse = dense.to_sparse()
     a, b = (nested, sparse) if first == "a" else (sparse, nested)
     with pytest.raises(RuntimeError, match="expected a to be a dense"):
-        sum_double.add(a, b)
+        op(a, b)
 
 
 def test_allocation_failure_is_an_exception() -> None:
@@ -257,7 +260,7 @@ def test_allocation_failure_is_an_exception() -> None:
     # with a private static libstdc++ used to segfault here).
     a = torch.ones(1).expand(2**50)
     with pytest.raises(RuntimeError) as info:
-        sum_double.add(a, a)
+        op(a, a)
     assert type(info.value) is RuntimeError  # not OutOfMemoryError: that one is for GPUs
     message = str(info.value)
     assert (
@@ -272,9 +275,9 @@ def test_torch_reason_probe_matches_the_versions() -> None:
     assert sum_double._C.torch_reason_in_errors() is TORCH_REASON_CROSSES
 
 
-# ---- not a tensor: sum_double.add's TypeError; through torch.ops, the dispatcher's words -----
+# ---- not a tensor: the public call's TypeError; through torch.ops, the dispatcher's words -----
 
-NONE_MESSAGE = "sum_double.add(): expected {named} to be a Tensor, but got None; pass a tensor"
+NONE_MESSAGE = QUALNAME + "(): expected {named} to be a Tensor, but got None; pass a tensor"
 
 
 @pytest.mark.parametrize(
@@ -290,29 +293,29 @@ NONE_MESSAGE = "sum_double.add(): expected {named} to be a Tensor, but got None;
     ],
 )
 def test_none_is_named(
-    wrapper: Add,
+    wrapper: Op,
     a: torch.Tensor | None,
     b: torch.Tensor | None,
     named: str,
     capfd: pytest.CaptureFixture[str],
 ) -> None:
-    # sum_double.add: a TypeError. torch.ops: the schema takes None as an undefined tensor, which
+    # The public call: a TypeError. torch.ops: the schema takes None as an undefined tensor, which
     # the op refuses in the same words; from C++ that can only be a RuntimeError.
     with pytest.raises(TypeError) as info:
         wrapper(a, b)
     assert type(info.value) is TypeError
     assert str(info.value) == NONE_MESSAGE.format(named=named)
     with pytest.raises(RuntimeError) as info:
-        torch.ops.sum_double.add(a, b)
+        OP_PACKET(a, b)
     assert type(info.value) is RuntimeError
     assert str(info.value) == NONE_MESSAGE.format(named=named)
     assert capfd.readouterr().err == ""  # no C++ stack trace on stderr
 
 
 def test_none_in_the_fake_kernel() -> None:
-    # What torch.compile traces torch.ops.sum_double.add with: check_inputs()'s words.
+    # What torch.compile traces torch.ops.sum_double.<NAME> with: check_inputs()'s words.
     with FakeTensorMode() as mode, pytest.raises(RuntimeError) as info:
-        torch.ops.sum_double.add(mode.from_tensor(torch.ones(3)), None)
+        OP_PACKET(mode.from_tensor(torch.ones(3)), None)
     assert str(info.value) == NONE_MESSAGE.format(named="b")
 
 
@@ -350,16 +353,16 @@ NOT_TENSORS = [
 @pytest.mark.parametrize(("value", "kind", "advice"), NOT_TENSORS)
 @pytest.mark.parametrize("named", ["a", "b"])
 def test_not_a_tensor_is_named_with_the_fix(
-    wrapper: Add, device: str, value: object, kind: str, advice: str | None, named: str
+    wrapper: Op, device: str, value: object, kind: str, advice: str | None, named: str
 ) -> None:
-    # torch.add's rules for Python numbers (wrapped numbers) and sequences are not followed: the
+    # The twin's rules for Python numbers (wrapped numbers) and sequences are not followed: the
     # message says what was passed and which tensor to pass instead.
     other = "b" if named == "a" else "a"
     args: dict[str, object] = {other: torch.arange(3.0, device=device), named: value}
     with pytest.raises(TypeError) as info:
         wrapper(args["a"], args["b"])
     assert type(info.value) is TypeError
-    expected = f"sum_double.add(): expected {named} to be a Tensor, but got {kind}; pass a tensor"
+    expected = f"{QUALNAME}(): expected {named} to be a Tensor, but got {kind}; pass a tensor"
     if isinstance(value, complex):
         expected += " of its real part (the op adds real numbers)"
     if advice is not None:
@@ -370,7 +373,7 @@ def test_not_a_tensor_is_named_with_the_fix(
         return  # nothing to run
     # The advice, run as written, gives a tensor the op takes.
     args[named] = eval(advice, {"torch": torch, **args})
-    assert_bitwise_equal(wrapper(args["a"], args["b"]), torch.add(args["a"], args["b"]))
+    assert_bitwise_equal(wrapper(args["a"], args["b"]), reference(args["a"], args["b"]))
 
 
 @pytest.mark.parametrize(("value", "kind", "advice"), NOT_TENSORS)
@@ -380,21 +383,21 @@ def test_not_a_tensor_through_torch_ops_gets_the_schemas_words(
     # The dispatcher checks arguments against the schema before any of the op's code runs, and
     # words the error itself (docs/limits.md).
     with pytest.raises(RuntimeError, match="Expected a value of type 'Tensor' for argument 'b'"):
-        torch.ops.sum_double.add(torch.ones(3), value)
+        OP_PACKET(torch.ones(3), value)
 
 
 def test_neither_is_a_tensor() -> None:
     # No tensor to take dtype and device from: the advice makes a tensor of the value alone.
     with pytest.raises(TypeError) as info:
-        sum_double.add(2.0, [1.0])
+        op(2.0, [1.0])
     assert str(info.value) == (
-        "sum_double.add(): expected a to be a Tensor, but got a Python float; pass a tensor, "
+        f"{QUALNAME}(): expected a to be a Tensor, but got a Python float; pass a tensor, "
         "e.g. torch.tensor(2.0)"
     )
     with pytest.raises(TypeError) as info:
-        sum_double.add([1.0], None)
+        op([1.0], None)
     assert str(info.value) == (
-        "sum_double.add(): expected a to be a Tensor, but got a Python list; pass a tensor, "
+        f"{QUALNAME}(): expected a to be a Tensor, but got a Python list; pass a tensor, "
         "e.g. torch.as_tensor(a)"
     )
 
@@ -402,58 +405,59 @@ def test_neither_is_a_tensor() -> None:
 def test_fx_proxies_still_record_the_op() -> None:
     # An FX Proxy is no Tensor, but takes torch functions itself: the op records itself, as
     # before, rather than being refused.
-    traced = torch.fx.symbolic_trace(sum_double.add)
-    assert any(node.target is torch.ops.sum_double.add.default for node in traced.graph.nodes)
+    traced = torch.fx.symbolic_trace(op)
+    assert any(node.target is OP for node in traced.graph.nodes)
     a, b = torch.randn(5), torch.randn(5)
-    assert_bitwise_equal(traced(a, b), torch.add(a, b))
+    assert_bitwise_equal(traced(a, b), reference(a, b))
 
 
 def test_a_traced_alpha_is_refused_when_the_graph_runs() -> None:
     # A Proxy for alpha stands for any value: the graph keeps the check, never drops alpha.
     def scaled(x: torch.Tensor, y: torch.Tensor, s: object) -> torch.Tensor:
-        return sum_double.add(x, y, alpha=s)
+        return op(x, y, alpha=s)
 
     traced = torch.fx.symbolic_trace(scaled)
     a, b = torch.randn(5), torch.randn(5)
     with pytest.raises(TypeError, match="alpha is not supported"):
         traced(a, b, 3.0)
-    assert_bitwise_equal(traced(a, b, None), torch.add(a, b))
+    assert_bitwise_equal(traced(a, b, None), reference(a, b))
 
 
 # ---- alpha= --------------------------------------------------------------------------------------
 
 ALPHA_MESSAGE = (
-    "sum_double.add(): alpha is not supported; write sum_double.add(a, b * {alpha}), which rounds "
-    "b * {alpha} to b's dtype before the add (torch.add(a, b, alpha={alpha}) may round only once)"
+    QUALNAME + "(): alpha is not supported; write " + QUALNAME + "(a, b * {alpha}), which rounds b "
+    "* {alpha} to b's dtype before the add (" + TWIN_NAME + "(a, b, alpha={alpha}) may round only "
+    "once)"
 )
 
 
 @pytest.mark.parametrize("alpha", [2, 0.5, -1])
-def test_alpha_is_refused_with_the_way_out(wrapper: Add, alpha: float) -> None:
+def test_alpha_is_refused_with_the_way_out(wrapper: Op, alpha: float) -> None:
     a, b = torch.randn(5), torch.randn(5)
     with pytest.raises(TypeError) as info:
         wrapper(a, b, alpha=alpha)
     assert type(info.value) is TypeError
     assert str(info.value) == ALPHA_MESSAGE.format(alpha=alpha)
-    # The advice, as written, runs; and its value is torch.add's of the same rounded operands.
-    advised = eval(f"sum_double.add(a, b * {alpha})", {"sum_double": sum_double, "a": a, "b": b})
-    assert_bitwise_equal(advised, torch.add(a, b * alpha))
+    # The advice, as written, runs; and its value is the reference's of the same rounded operands.
+    advised = eval(f"{QUALNAME}(a, b * {alpha})", {"sum_double": sum_double, "a": a, "b": b})
+    assert_bitwise_equal(advised, reference(a, b * alpha))
 
 
 def test_alpha_names_no_tensor_it_was_given() -> None:
     with pytest.raises(TypeError) as info:
-        sum_double.add(torch.ones(2), torch.ones(2), alpha=torch.tensor(2.0))
-    assert "write sum_double.add(a, b * alpha)" in str(info.value)
+        op(torch.ones(2), torch.ones(2), alpha=torch.tensor(2.0))
+    assert f"write {QUALNAME}(a, b * alpha)" in str(info.value)
 
 
 def test_alpha_none_is_the_default() -> None:
     a, b = torch.randn(5), torch.randn(5)
-    assert_bitwise_equal(sum_double.add(a, b, alpha=None), torch.add(a, b))
+    assert_bitwise_equal(op(a, b, alpha=None), reference(a, b))
 
 
 def test_alpha_through_torch_ops_gets_the_schemas_words() -> None:
     with pytest.raises(RuntimeError, match=r"expected at most 2 argument\(s\) but received 3"):
-        torch.ops.sum_double.add(torch.ones(2), torch.ones(2), alpha=2)
+        OP_PACKET(torch.ones(2), torch.ones(2), alpha=2)
 
 
 # ---- torch.compile(fullgraph=True): the same words, inside Dynamo's own exception ---------------
@@ -464,21 +468,21 @@ COMPILED_CASES = [
     pytest.param(
         ([1.0, 2.0, 3.0], T),
         {},
-        "sum_double.add(): expected a to be a Tensor, but got a Python list; pass a tensor, e.g. "
+        f"{QUALNAME}(): expected a to be a Tensor, but got a Python list; pass a tensor, e.g. "
         + AS_TENSOR.format(named="a", other="b"),
         id="list",
     ),
     pytest.param(
         (np.ones(3), T),
         {},
-        "sum_double.add(): expected a to be a Tensor, but got a numpy.ndarray; pass a tensor, "
+        f"{QUALNAME}(): expected a to be a Tensor, but got a numpy.ndarray; pass a tensor, "
         "e.g. " + AS_TENSOR.format(named="a", other="b"),
         id="ndarray",
     ),
     pytest.param(
         (2.0, T),
         {},
-        "sum_double.add(): expected a to be a Tensor, but got a Python float; pass a tensor, e.g. "
+        f"{QUALNAME}(): expected a to be a Tensor, but got a Python float; pass a tensor, e.g. "
         "torch.tensor(2.0, dtype=b.dtype, device=b.device)",
         id="float",
     ),
@@ -518,9 +522,9 @@ def test_compiled_calls_refuse_in_the_same_words(
     args: tuple[object, ...], kwargs: dict[str, object], message: str
 ) -> None:
     # Dynamo raises its own exception (a RuntimeError) with the error it traced quoted inside:
-    # sum_double.add's TypeError, or the fake kernel's RuntimeError.
+    # the public call's TypeError, or the fake kernel's RuntimeError.
     torch._dynamo.reset()
-    compiled = torch.compile(sum_double.add, fullgraph=True)
+    compiled = torch.compile(op, fullgraph=True)
     with pytest.raises(RuntimeError) as info:
         compiled(*args, **kwargs)
     assert isinstance(info.value, torch._dynamo.exc.TorchDynamoException)
@@ -541,7 +545,7 @@ def test_compiled_calls_refuse_in_the_same_words(
 def test_compiled_op_refuses_in_the_same_words(args: tuple[object, ...], message: str) -> None:
     # Graphs call the op itself: its fake kernel refuses while tracing, in check_inputs()'s words.
     torch._dynamo.reset()
-    compiled = torch.compile(torch.ops.sum_double.add.default, fullgraph=True)
+    compiled = torch.compile(OP, fullgraph=True)
     with pytest.raises(RuntimeError) as info:
         compiled(*args)
     assert isinstance(info.value, torch._dynamo.exc.TorchDynamoException)
@@ -554,18 +558,18 @@ def test_cpu_and_cuda_mismatch(cpu_arg: str) -> None:
     args = {"a": torch.ones(3, device="cuda"), "b": torch.ones(3, device="cuda")}
     args[cpu_arg] = args[cpu_arg].cpu()
     with pytest.raises(RuntimeError, match=r"same device.*(cpu.*cuda:0|cuda:0.*cpu)"):
-        sum_double.add(args["a"], args["b"])
+        op(args["a"], args["b"])
 
 
 @pytest.mark.cuda
 @pytest.mark.skipif(torch.cuda.device_count() < 2, reason="needs two CUDA devices")
 def test_two_cuda_devices_mismatch() -> None:
     with pytest.raises(RuntimeError, match="a on cuda:0 and b on cuda:1"):
-        sum_double.add(torch.ones(3, device="cuda:0"), torch.ones(3, device="cuda:1"))
+        op(torch.ones(3, device="cuda:0"), torch.ones(3, device="cuda:1"))
 
 
 @pytest.mark.skipif(HAS_CUDA and not sum_double._C.cpu_only, reason="checks a CPU-only build")
 @pytest.mark.cuda_device
 def test_cuda_tensor_on_cpu_only_build() -> None:
     with pytest.raises(RuntimeError, match="built CPU-only"):
-        sum_double.add(torch.ones(3, device="cuda"), torch.ones(3, device="cuda"))
+        op(torch.ones(3, device="cuda"), torch.ones(3, device="cuda"))

@@ -1,13 +1,11 @@
-"""torch.fx.symbolic_trace through sum_double.add, as feature extractors and FX passes use it."""
+"""torch.fx.symbolic_trace through the public call, as feature extractors and FX passes use it."""
 
 import torch
 
-import sum_double
 from sum_double import _public
 
-from support import assert_bitwise_equal
-
-OP = torch.ops.sum_double.add.default
+from reference import reference
+from support import OP, assert_bitwise_equal, op
 
 
 class Block(torch.nn.Module):
@@ -18,8 +16,8 @@ class Block(torch.nn.Module):
         self.bias = torch.nn.Parameter(torch.randn(6))
 
     def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-        h = sum_double.add(x * 0.5, y)
-        return sum_double.add(h.relu(), self.bias.expand_as(h))
+        h = op(x * 0.5, y)
+        return op(h.relu(), self.bias.expand_as(h))
 
 
 def _targets(traced: torch.fx.GraphModule) -> list[object]:
@@ -27,11 +25,11 @@ def _targets(traced: torch.fx.GraphModule) -> list[object]:
 
 
 def test_trace_of_the_function_records_the_op() -> None:
-    traced = torch.fx.symbolic_trace(sum_double.add)
-    # alpha is traced too, as a Proxy: the graph keeps add's check that refuses any but None.
+    traced = torch.fx.symbolic_trace(op)
+    # alpha is traced too, as a Proxy: the graph keeps the call's check that refuses any but None.
     assert _targets(traced) == [_public._refuse_alpha, OP]
     x, y = torch.randn(4, 5), torch.randn(4, 5)
-    assert_bitwise_equal(traced(x, y), torch.add(x, y))
+    assert_bitwise_equal(traced(x, y), reference(x, y))
 
 
 def test_traced_module_matches_eager(device: str) -> None:

@@ -1,6 +1,6 @@
-"""Inductor compiles the op as the add it is (_inductor_fusion.py): fused into its neighbours'
-kernels as torch.add is, with torch.add's results, on every torch in the matrix, once inductor is
-imported, whichever comes first. Delete this file with _inductor_fusion.py."""
+"""Inductor compiles the op as its twin (_inductor_fusion.py; tests/reference.py): fused into its
+neighbours' kernels as the twin is, with the compiled twin's results, on every torch in the matrix,
+once inductor is imported, whichever comes first. Delete this file with _inductor_fusion.py."""
 
 import re
 import zipfile
@@ -12,15 +12,18 @@ import torch
 from torch import Tensor
 from torch._inductor.utils import run_and_get_code
 
-import sum_double
 from sum_double import _inductor_fusion
 from sum_double._ops import OPS
 
+from reference import TWIN
 from support import (
+    BELOW_NAME,
     MIXED_AND_BROADCAST,
+    OP_NAME,
     Runs,
     assert_bitwise_equal,
-    check_add,
+    check_op,
+    op,
     run_side_by_side,
 )
 from tiny_transformer import train, twins
@@ -30,14 +33,14 @@ from tiny_transformer import train, twins
 # own bf16 matmul falls back to BLAS; both models take that path.
 @pytest.mark.filterwarnings("ignore:mkldnn_matmul failed, switching to BLAS gemm:UserWarning")
 @pytest.mark.usefixtures("no_compile_caches")
-def test_inductor_fuses_the_op_as_it_fuses_torch_add(device: str) -> None:
+def test_inductor_fuses_the_op_as_it_fuses_its_twin(device: str) -> None:
     # One block, no attention: inductor's C++ compiles dominate on a small CPU machine.
     ours, theirs = twins(device, blocks=1, attention=False)
     ours_losses, code = run_and_get_code(
         lambda: train(ours, device, torch.bfloat16, torch.compile(ours, fullgraph=True))
     )
     # No call of the op is left in inductor's code, forward or backward; and the code is the
-    # torch.add model's but for names, which a fused graph that differs from torch.add's is not
+    # twin model's but for names, which a fused graph that differs from the twin's is not
     # (9d7248a's lowering saved the sum for the backward), so the model trains bit for bit as that
     # one does, at its speed.
     assert code, "inductor generated no code"
@@ -51,16 +54,16 @@ def test_inductor_fuses_the_op_as_it_fuses_torch_add(device: str) -> None:
 
 def _but_for_names(source: str) -> str:
     """Inductor's code without comment lines (C++ directives too) and identifiers that start
-    cpp_ or triton_: kernel names, which name the ops fused (the op's `_add` among them), and
-    comments, which name the graph."""
+    cpp_ or triton_: kernel names, which name the ops fused (the op's name below autograd among
+    them), and comments, which name the graph."""
     source = re.sub(r"^[ \t]*#.*\n", "", source, flags=re.MULTILINE)
     return re.sub(r"\b(cpp|triton)_\w+", "kernel", source)
 
 
-# Inductor's CPU code generator warns of float16 + bfloat16 in one kernel, as it does for torch.add.
+# Inductor's CPU code generator warns of float16 + bfloat16 in one kernel, as it does for the twin.
 @pytest.mark.filterwarnings("ignore:bf16 and fp16 are mixed in the scheduler node")
 @pytest.mark.usefixtures("no_compile_caches")
-def test_a_fused_add_gives_compiled_torch_adds_results(device: str) -> None:
+def test_the_fused_op_gives_the_compiled_twins_results(device: str) -> None:
     # Mixed dtypes, broadcasting, 0-dim inputs and a transposed one, in one graph (one compile).
     gen = torch.Generator().manual_seed(0)
     pairs = [
@@ -70,40 +73,40 @@ def test_a_fused_add_gives_compiled_torch_adds_results(device: str) -> None:
     pairs.append((torch.randn(5, 7, generator=gen).to(device).t(), torch.randn(7, 5).to(device)))
     names = [case.id for case in MIXED_AND_BROADCAST] + ["transposed"]
 
-    def adds(add: Callable[[Tensor, Tensor], Tensor]) -> Callable[..., list[Tensor]]:
-        return lambda pairs: [add(a, b) for a, b in pairs]
+    def each(f: Callable[[Tensor, Tensor], Tensor]) -> Callable[..., list[Tensor]]:
+        return lambda pairs: [f(a, b) for a, b in pairs]
 
-    ours, code = run_and_get_code(torch.compile(adds(sum_double.add), fullgraph=True), pairs)
+    ours, code = run_and_get_code(torch.compile(each(op), fullgraph=True), pairs)
     assert code, "inductor generated no code"
     assert not any("torch.ops.sum_double" in source for source in code), code
-    theirs = torch.compile(adds(torch.add), fullgraph=True)(pairs)
-    eager = adds(sum_double.add)(pairs)
+    theirs = torch.compile(each(TWIN), fullgraph=True)(pairs)
+    eager = each(op)(pairs)
     unlike_eager = set()
-    for name, out, ref, op in zip(names, ours, theirs, eager, strict=True):
-        # Compiled torch.add's values (bits), dtype, shape and strides; the op's dtype, shape and
-        # strides, and its values too, but where inductor adds a wider 0-dim tensor unrounded.
+    for name, out, ref, mine in zip(names, ours, theirs, eager, strict=True):
+        # The compiled twin's values (bits), dtype, shape and strides; the eager op's dtype, shape
+        # and strides, and its values too, but where inductor reads a wider 0-dim tensor unrounded.
         assert_bitwise_equal(out, ref)
-        assert out.stride() == ref.stride() == op.stride(), name
-        assert (out.dtype, out.shape) == (op.dtype, op.shape), name
-        if not torch.equal(out, op):
+        assert out.stride() == ref.stride() == mine.stride(), name
+        assert (out.dtype, out.shape) == (mine.dtype, mine.shape), name
+        if not torch.equal(out, mine):
             unlike_eager.add(name)
     assert unlike_eager <= {"wider-0-dim"}
 
 
-def test_as_add_is_the_op_bit_for_bit() -> None:
+def test_as_twin_is_the_op_bit_for_bit() -> None:
     # What inductor traces in the op's place, run eagerly: a change of the op that leaves it
     # behind fails here, with no compile.
     from torch._inductor import decomposition
 
-    as_add = decomposition.decompositions[OPS[1]]
+    as_twin = decomposition.decompositions[OPS[1]]
     gen = torch.Generator().manual_seed(0)
     for case in MIXED_AND_BROADCAST:
         a, b = (torch.randn(shape, generator=gen).to(dtype) for shape, dtype in case.values)
-        assert_bitwise_equal(as_add(a, b), check_add(a, b))
+        assert_bitwise_equal(as_twin(a, b), check_op(a, b))
     a = torch.randn(7, 5, generator=gen).t()
-    assert_bitwise_equal(as_add(a, a), check_add(a, a))
+    assert_bitwise_equal(as_twin(a, a), check_op(a, a))
     with pytest.raises(RuntimeError, match="expected a to be a float16"):
-        as_add(torch.ones(3, dtype=torch.int64), torch.ones(3))  # the op's checks, even here
+        as_twin(torch.ones(3, dtype=torch.int64), torch.ones(3))  # the op's checks, even here
 
 
 MISSING = ["decompositions", "fast_random_decomps", "lowerings", "fallback_handler"]
@@ -121,14 +124,14 @@ def test_where_this_torch_lacks_a_name_nothing_is_registered(
     monkeypatch.setattr(lowering, "lowerings", lowerings)
     where = decomposition if missing in ("decompositions", "fast_random_decomps") else lowering
     monkeypatch.delattr(where, missing)
-    _inductor_fusion._register(OPS, lambda a, b: a + b)  # must not raise
+    _inductor_fusion._register(OPS, TWIN)  # must not raise
     assert decompositions == lowerings == {}
 
 
 _REGISTERED = (
     "import torch\n"
     "from torch._inductor import decomposition, lowering\n"
-    "ops = (torch.ops.sum_double.add.default, torch.ops.sum_double._add.default)\n"
+    f"ops = ({OP_NAME}.default, {BELOW_NAME}.default)\n"
     "assert all(op in decomposition.select_decomp_table() for op in ops)\n"
     "assert all(op in lowering.lowerings for op in ops)\n"
 )
@@ -175,7 +178,7 @@ def test_an_aotinductor_package_calls_no_op(tmp_path: Path) -> None:
     # Fused, a package of a model that calls the op needs no op library to run.
     class Model(torch.nn.Module):
         def forward(self, x: Tensor, y: Tensor) -> Tensor:
-            return sum_double.add(x, y).relu()
+            return op(x, y).relu()
 
     args = (torch.randn(4, 8), torch.randn(8))
     with torch.no_grad():

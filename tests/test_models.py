@@ -1,21 +1,19 @@
-"""sum_double.add in a model as torch.add is used: mixed precision, residual and bias adds.
+"""The op in a model where its twin is used: mixed precision, residual and bias adds.
 
-The tiny transformer of tiny_transformer.py, trained for a few steps with sum_double.add and, from
-the same weights on the same data, with torch.add: in eager mode the two must agree bit for bit,
-the loss at every step and the weights after the last. test_models_compiled.py compiles, exports
-and traces it.
+The tiny transformer of tiny_transformer.py, trained for a few steps with the op and, from the
+same weights on the same data, with its twin (tests/reference.py): in eager mode the two must
+agree bit for bit, the loss at every step and the weights after the last. test_models_compiled.py
+compiles, exports and traces it.
 """
 
 import pytest
 import torch
 
-import sum_double
-
-from support import Add, assert_bitwise_equal
+from support import Op, assert_bitwise_equal, op
 from tiny_transformer import STEPS, Block, train, twins
 
 
-def recording(add: Add, calls: list[tuple[torch.dtype, torch.dtype, bool]]) -> Add:
+def recording(add: Op, calls: list[tuple[torch.dtype, torch.dtype, bool]]) -> Op:
     """``add``, noting each call's input dtypes and whether their shapes differ."""
 
     def recorded(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
@@ -30,7 +28,7 @@ def _eager_twins_agree(device: str, dtype: torch.dtype) -> None:
     calls: list[tuple[torch.dtype, torch.dtype, bool]] = []
     for block in ours.blocks:
         assert isinstance(block, Block)
-        block.add = recording(sum_double.add, calls)
+        block.add = recording(op, calls)
     ours_losses = train(ours, device, dtype)
     theirs_losses = train(theirs, device, dtype)
     # The adds the model was built to make: residual float32 + autocast's dtype, and the bias
@@ -49,11 +47,11 @@ def _eager_twins_agree(device: str, dtype: torch.dtype) -> None:
 # On CPUs without BF16 instructions (Neoverse-N1, as ci/aarch64.sh emulates) torch warns that its
 # own bf16 matmul falls back to BLAS; both twins take that path.
 @pytest.mark.filterwarnings("ignore:mkldnn_matmul failed, switching to BLAS gemm:UserWarning")
-def test_cpu_bfloat16_autocast_training_is_torch_adds_bit_for_bit() -> None:
+def test_cpu_bfloat16_autocast_training_is_the_twins_bit_for_bit() -> None:
     _eager_twins_agree("cpu", torch.bfloat16)
 
 
 @pytest.mark.cuda
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
-def test_cuda_autocast_training_is_torch_adds_bit_for_bit(dtype: torch.dtype) -> None:
+def test_cuda_autocast_training_is_the_twins_bit_for_bit(dtype: torch.dtype) -> None:
     _eager_twins_agree("cuda", dtype)

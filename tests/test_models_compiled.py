@@ -2,7 +2,7 @@
 the graph with its mixed dtypes, and the compiled model trains as the eager one does. Graphs
 traced above autograd (Dynamo's, export's, FX's) name the op; those traced below it (AOT
 autograd's forward, export's ATen IR, inductor's code with fusion off) name it there,
-sum_double._add."""
+sum_double._<NAME>."""
 
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -14,11 +14,8 @@ from torch._dynamo.backends.common import aot_autograd
 from torch._functorch.aot_autograd import make_boxed_func
 from torch._inductor.utils import run_and_get_code
 
-from support import assert_bitwise_equal
+from support import BELOW_AUTOGRAD, BELOW_NAME, OP, OP_NAME, assert_bitwise_equal
 from tiny_transformer import BATCH, TIME, WIDTH, Autocast, train, twins
-
-OP = torch.ops.sum_double.add.default
-BELOW_AUTOGRAD = torch.ops.sum_double._add.default
 
 
 def _op_nodes(gm: torch.fx.GraphModule, op: torch._ops.OpOverload = OP) -> list[torch.fx.Node]:
@@ -110,9 +107,9 @@ def test_compiled_inductor_without_fusion_calls_the_op_and_trains_as_eager(
     # The op is an extern call in inductor's forward code, once for each of the block's 2 adds
     # (the backward needs no op: the gradients are the incoming one, reduced and cast), by its
     # name below autograd: no Python autograd kernel runs when the graph does.
-    calls = sum(source.count("torch.ops.sum_double._add.default(") for source in code)
+    calls = sum(source.count(f"{BELOW_NAME}.default(") for source in code)
     assert calls == 2, code
-    assert not any("torch.ops.sum_double.add.default(" in source for source in code), code
+    assert not any(f"{OP_NAME}.default(" in source for source in code), code
     _assert_close(compiled_losses, eager_losses)
 
 
@@ -141,13 +138,13 @@ def test_export_records_the_op_with_mixed_dtypes(device: str) -> None:
     x = torch.randn(BATCH, TIME, WIDTH, device=device)
     exported = torch.export.export(model, (x,), strict=False)
     _assert_exported(exported, model, x)
-    # The ATen IR, traced below autograd, keeps it as sum_double._add.
+    # The ATen IR, traced below autograd, keeps it as sum_double._<NAME>.
     _assert_exported(exported.run_decompositions(), model, x, BELOW_AUTOGRAD)
 
 
 @IGNORE_LEAFSPEC
 def test_the_aten_ir_replayed_with_grad_has_no_gradient_and_warns(device: str) -> None:
-    # export's ATen IR is recorded below autograd, so it calls sum_double._add, which has no
+    # export's ATen IR is recorded below autograd, so it calls sum_double._<NAME>, which has no
     # derivative (docs/limits.md); the program export gives first, above autograd, trains.
     ours, _ = twins(device, blocks=1, attention=False)
     x = torch.randn(BATCH, TIME, WIDTH, device=device)
@@ -163,7 +160,7 @@ def test_the_aten_ir_replayed_with_grad_has_no_gradient_and_warns(device: str) -
 
 @IGNORE_LEAFSPEC
 def test_export_with_a_dynamic_batch(device: str) -> None:
-    # As with torch.add: the fake kernel must not specialize the batch (guard on its value).
+    # As with the twin: the fake kernel must not specialize the batch (guard on its value).
     ours, _ = twins(device)
     model = Autocast(ours, device, torch.bfloat16)
     x = torch.randn(BATCH, TIME, WIDTH, device=device)

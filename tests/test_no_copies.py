@@ -2,9 +2,9 @@
 
 The op converts mixed dtypes in registers and reads broadcast and strided inputs with their
 strides, so a call's only work outside its kernel is allocating the result. Each check runs one
-call through one_call_harness.py, which lists what else ran or was allocated. ``torch.add`` copies
-mixed-dtype inputs on the CPU, and the last tests here hold the harness to seeing that, so a check
-that passes is one that could fail.
+call through one_call_harness.py, which lists what else ran or was allocated. The reference (torch's
+twin of the op) copies mixed-dtype inputs on the CPU, and the last tests here hold the harness to
+seeing that, so a check that passes is one that could fail.
 """
 
 from collections.abc import Callable
@@ -12,10 +12,9 @@ from collections.abc import Callable
 import pytest
 import torch
 
-import sum_double
-
-from one_call_harness import OP, what_one_call_does
-from support import Add, assert_bitwise_equal
+from one_call_harness import RECORD, what_one_call_does
+from reference import reference
+from support import OP_PACKET, Op, assert_bitwise_equal, op
 
 Inputs = Callable[[str], tuple[torch.Tensor, torch.Tensor]]
 
@@ -130,44 +129,44 @@ CASES: list[tuple[str, Inputs]] = [
 ]
 
 
-@pytest.fixture(params=["sum_double.add", "sum_double.add-grad", "torch.ops.sum_double.add"])
-def route(request: pytest.FixtureRequest) -> tuple[Add, bool]:
+@pytest.fixture(params=["public", "public-grad", "torch.ops"])
+def route(request: pytest.FixtureRequest) -> tuple[Op, bool]:
     """Each way in: the wrapper without and with autograd recording, and the registered op."""
-    if request.param == "torch.ops.sum_double.add":
-        return torch.ops.sum_double.add, False
-    return sum_double.add, request.param.endswith("-grad")
+    if request.param == "torch.ops":
+        return OP_PACKET, False
+    return op, request.param.endswith("-grad")
 
 
 @pytest.mark.parametrize("inputs", [c[1] for c in CASES], ids=[c[0] for c in CASES])
 def test_one_call_allocates_its_output_and_copies_nothing(
-    device: str, route: tuple[Add, bool], inputs: Inputs
+    device: str, route: tuple[Op, bool], inputs: Inputs
 ) -> None:
-    add, grad = route
+    call, grad = route
     a, b = inputs(device)
     if grad:
         a.requires_grad_()
         b.requires_grad_()
-    seen = what_one_call_does(lambda: add(a, b), device)
+    seen = what_one_call_does(lambda: call(a, b), device)
     assert not seen.problems, "\n".join(seen.problems)
-    # Nothing left out to get there: torch.add's values, dtype, shape and strides.
-    ref = torch.add(a, b)
+    # Nothing left out to get there: the reference's values, dtype, shape and strides.
+    ref = reference(a, b)
     assert_bitwise_equal(seen.out.detach(), ref.detach())
     assert seen.out.stride() == ref.stride()
 
 
-# ---- The harness is live: it sees the copies torch.add and a contiguous() make ---------------
+# ---- The harness is live: it sees the copies the reference and a contiguous() make ------------
 
 
-def test_the_harness_sees_torch_adds_copy() -> None:
-    # torch.add converts a mixed-dtype input to the result's dtype before its CPU loop runs: a
+def test_the_harness_sees_the_references_copy() -> None:
+    # torch's op converts a mixed-dtype input to the result's dtype before its CPU loop runs: a
     # temporary of the input's size, made by aten::to -> aten::_to_copy -> aten::copy_.
     a = torch.randn(33, 65)
     b = torch.randn(33, 65, dtype=torch.bfloat16)
-    problems = what_one_call_does(lambda: torch.add(a, b), "cpu").problems
+    problems = what_one_call_does(lambda: reference(a, b), "cpu").problems
     assert "aten::_to_copy ran" in problems
     assert "aten::copy_ ran" in problems
     # Each half of the check fails on its own: the ops, and the allocation count and frees.
-    assert f"{OP} ran 0 times, not once" in problems
+    assert f"{RECORD} ran 0 times, not once" in problems
     assert f"2 allocations (bytes: [{33 * 65 * 4}, {33 * 65 * 4}]), not 1 (the output)" in problems
     assert "1 frees in the call: a temporary was made" in problems
 
@@ -177,11 +176,9 @@ def test_the_harness_sees_a_contiguous_copy_before_the_op(device: str) -> None:
     # op runs once, but beside it a clone, and a second allocation that is freed in the call.
     a = torch.randn(72, 48, device=device).t()
     b = torch.randn(48, 72, device=device)
-    problems = what_one_call_does(
-        lambda: torch.ops.sum_double.add(a.contiguous(), b), device
-    ).problems
-    assert f"aten::contiguous ran beside {OP}" in problems
-    assert f"aten::clone ran beside {OP}" in problems
+    problems = what_one_call_does(lambda: OP_PACKET(a.contiguous(), b), device).problems
+    assert f"aten::contiguous ran beside {RECORD}" in problems
+    assert f"aten::clone ran beside {RECORD}" in problems
     assert any(p.startswith("2 allocations") for p in problems), problems
     assert any(p.startswith("an allocation of") for p in problems), problems
     if device == "cuda":
@@ -194,14 +191,12 @@ def test_the_harness_sees_a_contiguous_copy_before_the_op(device: str) -> None:
 def test_the_harness_sees_a_second_call_and_a_wrong_size(device: str) -> None:
     a = torch.randn(8, 24, device=device)
     # Two calls: the op twice, two allocations.
-    problems = what_one_call_does(
-        lambda: (torch.ops.sum_double.add(a, a), torch.ops.sum_double.add(a, a))[1], device
-    ).problems
-    assert f"{OP} ran 2 times, not once" in problems
+    problems = what_one_call_does(lambda: (OP_PACKET(a, a), OP_PACKET(a, a))[1], device).problems
+    assert f"{RECORD} ran 2 times, not once" in problems
     assert any(p.startswith("2 allocations") for p in problems), problems
     # A result that is half of what was allocated (a slice of the output): the size check.
-    problems = what_one_call_does(lambda: torch.ops.sum_double.add(a, a)[:4], device).problems
-    assert f"aten::slice ran beside {OP}" in problems
+    problems = what_one_call_does(lambda: OP_PACKET(a, a)[:4], device).problems
+    assert f"aten::slice ran beside {RECORD}" in problems
     if device == "cuda":
         assert f"CUDA bytes requested: {8 * 24 * 4}, not {4 * 24 * 4}" in problems
     else:

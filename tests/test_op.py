@@ -1,15 +1,19 @@
-"""torch.ops.sum_double.add against torch.add: values of every dtype and pair, shapes, special
-values, the CPU thread split. Views of any strides: test_views.py; bad input: test_errors.py."""
+"""The op against its reference (tests/reference.py): values of every dtype and pair, shapes,
+special values, the CPU thread split. Views of any strides: test_views.py; bad input:
+test_errors.py."""
 
 import pytest
 import torch
 
 import sum_double
 
+from reference import reference
 from support import (
     FLOAT_DTYPES,
+    OP_PACKET,
     assert_bitwise_equal,
-    check_add,
+    check_op,
+    op,
     poisoned_allocations,
 )
 
@@ -22,13 +26,13 @@ def rand(shape: tuple[int, ...], dtype: torch.dtype, device: str) -> torch.Tenso
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
-def test_matches_torch_add(device: str, dtype: torch.dtype, shape: tuple[int, ...]) -> None:
-    check_add(rand(shape, dtype, device), rand(shape, dtype, device))
+def test_matches_the_reference(device: str, dtype: torch.dtype, shape: tuple[int, ...]) -> None:
+    check_op(rand(shape, dtype, device), rand(shape, dtype, device))
 
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 def test_poison_reaches_new_tensors(device: str, dtype: torch.dtype) -> None:
-    # Guards the guard: if poisoning stopped working, check_add could pass on stale memory.
+    # Guards the guard: if poisoning stopped working, check_op could pass on stale memory.
     with poisoned_allocations():
         fresh = torch.empty_strided((1000,), (1,), dtype=dtype, device=device)
     assert fresh.isnan().all()
@@ -36,11 +40,11 @@ def test_poison_reaches_new_tensors(device: str, dtype: torch.dtype) -> None:
 
 def test_both_routes_and_the_alias_agree(device: str) -> None:
     a, b = rand((100,), torch.float32, device), rand((100,), torch.float32, device)
-    ref = torch.add(a, b)
-    assert_bitwise_equal(torch.ops.sum_double.add(a, b), ref)
+    ref = reference(a, b)
+    assert_bitwise_equal(OP_PACKET(a, b), ref)
     assert_bitwise_equal(sum_double.sum_double_op(a, b), ref)
     with torch.no_grad():
-        assert_bitwise_equal(sum_double.add(a.requires_grad_(), b), ref)
+        assert_bitwise_equal(op(a.requires_grad_(), b), ref)
 
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
@@ -62,9 +66,9 @@ def test_strided_inputs(device: str, dtype: torch.dtype, make) -> None:
     a = make(rand((64, 48), dtype, device))
     b = make(rand((64, 48), dtype, device))
     assert not a.is_contiguous()
-    check_add(a, b)
-    # One strided, one dense, and new values (the same sums again could match stale memory).
-    check_add(a, make(rand((64, 48), dtype, device)).contiguous())
+    check_op(a, b)
+    # One strided, one dense, and new values (the same results again could match stale memory).
+    check_op(a, make(rand((64, 48), dtype, device)).contiguous())
 
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
@@ -74,18 +78,18 @@ def test_contiguous_views_off_a_16_byte_boundary(
     device: str, dtype: torch.dtype, offset: int, n: int
 ) -> None:
     # Contiguous, so nothing is copied, but not 16-byte aligned: the kernel cannot use 128-bit
-    # accesses on a and b, and must still add every element, tail included.
+    # accesses on a and b, and must still compute every element, tail included.
     a = rand((n + offset,), dtype, device)[offset:]
     b = rand((n + offset,), dtype, device)[offset:]
     assert a.is_contiguous()
     assert a.data_ptr() % 16 != 0
-    check_add(a, b)
-    check_add(a, rand((n,), dtype, device))  # one aligned, one not
+    check_op(a, b)
+    check_op(a, rand((n,), dtype, device))  # one aligned, one not
 
 
 @pytest.mark.parametrize("shape", [(0,), (3, 0), (0, 5, 2)], ids=str)
 def test_empty(device: str, shape: tuple[int, ...]) -> None:
-    out = check_add(rand(shape, torch.float32, device), rand(shape, torch.float32, device))
+    out = check_op(rand(shape, torch.float32, device), rand(shape, torch.float32, device))
     assert out.shape == shape
 
 
@@ -114,7 +118,7 @@ def test_special_values(device: str, dtype: torch.dtype) -> None:
     values = torch.tensor(special, dtype=dtype, device=device)
     a = values.repeat_interleave(len(special))  # every pair (x, y), overflow and -0 included
     b = values.repeat(len(special))
-    check_add(a, b)
+    check_op(a, b)
 
 
 # (a's shape, b's shape): same shape, a bias, leading dims missing, size-1 dims both ways, 0-dim
@@ -143,9 +147,9 @@ def test_every_dtype_pair_and_broadcast(
     device: str, a_dtype: torch.dtype, b_dtype: torch.dtype, shapes: tuple
 ) -> None:
     # Result dtype torch.result_type(a, b) (a 0-dim tensor does not raise a dimensioned one's
-    # dtype), shape broadcast, strides and bits torch.add's: check_add compares all of them.
+    # dtype), shape broadcast, strides and bits the reference's: check_op compares all of them.
     a_shape, b_shape = shapes
-    out = check_add(rand(a_shape, a_dtype, device) * 100, rand(b_shape, b_dtype, device) * 100)
+    out = check_op(rand(a_shape, a_dtype, device) * 100, rand(b_shape, b_dtype, device) * 100)
     assert out.dtype == torch.result_type(
         torch.empty(a_shape, dtype=a_dtype), torch.empty(b_shape, dtype=b_dtype)
     )
@@ -160,14 +164,14 @@ def test_special_values_of_every_dtype_pair(
     # wider, subnormals, signed zeros, NaN and infinities in each type's own range.
     x = torch.tensor(special_values(a_dtype), dtype=a_dtype, device=device)
     y = torch.tensor(special_values(b_dtype), dtype=b_dtype, device=device)
-    check_add(x.repeat_interleave(len(y)), y.repeat(len(x)))
-    check_add(x[:, None], y[None, :])  # the same pairs by broadcasting
+    check_op(x.repeat_interleave(len(y)), y.repeat(len(x)))
+    check_op(x[:, None], y[None, :])  # the same pairs by broadcasting
     # Each as a 0-dim tensor beside a dimensioned one: rounded to the other's dtype first when
     # wider (the op converts it in registers, as torch's cast does).
     for value in x:
-        check_add(value.clone(), y)
+        check_op(value.clone(), y)
     for value in y:
-        check_add(x, value.clone())
+        check_op(x, value.clone())
 
 
 WIDER_THAN = [
@@ -192,8 +196,8 @@ def test_a_wider_0_dim_input_is_rounded_as_torch_rounds_it(
     candidates = torch.cat([grid, (grid.to(narrow).double() + ties) / 2, ties, grid * info.eps])
     b = rand((64,), narrow, device)
     for value in candidates.to(wide)[::37]:
-        check_add(value.to(device), b)
-        check_add(b, value.to(device))
+        check_op(value.to(device), b)
+        check_op(b, value.to(device))
 
 
 def test_cpu_threads_split_the_range() -> None:
@@ -202,7 +206,7 @@ def test_cpu_threads_split_the_range() -> None:
     threads = torch.get_num_threads()
     try:
         torch.set_num_threads(4)
-        check_add(rand((n,), torch.float32, "cpu"), rand((n,), torch.float32, "cpu"))
+        check_op(rand((n,), torch.float32, "cpu"), rand((n,), torch.float32, "cpu"))
     finally:
         torch.set_num_threads(threads)
 
@@ -211,6 +215,4 @@ def test_cpu_threads_split_the_range() -> None:
 @pytest.mark.skipif(torch.cuda.device_count() < 2, reason="needs two CUDA devices")
 def test_second_device_while_first_is_current() -> None:
     with torch.cuda.device(0):
-        check_add(
-            rand((10_000,), torch.float32, "cuda:1"), rand((10_000,), torch.float32, "cuda:1")
-        )
+        check_op(rand((10_000,), torch.float32, "cuda:1"), rand((10_000,), torch.float32, "cuda:1"))

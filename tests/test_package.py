@@ -15,9 +15,20 @@ import torch
 import sum_double
 from sum_double import _C, _cli, _demo
 from sum_double.__main__ import main
+from sum_double._definition import FORMULA
 from sum_double._info import _gpu_code
 
-from support import CUDA_BUILD, HAS_CUDA, REFUSED_DEVICES, Runs, run_side_by_side
+from reference import TWIN_NAME
+from support import (
+    CUDA_BUILD,
+    HAS_CUDA,
+    NAME,
+    OP,
+    QUALNAME,
+    REFUSED_DEVICES,
+    Runs,
+    run_side_by_side,
+)
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -72,7 +83,7 @@ def test_build_facts() -> None:
         assert _C.cuda_version
 
 
-BUILT_13_0 = "sum_double.add(): this sum_double was built with CUDA 13.0, but "
+BUILT_13_0 = f"{QUALNAME}(): this sum_double was built with CUDA 13.0, but "
 REBUILD = (
     ", or build sum_double from source with a CUDA toolkit that this driver supports (nvcc on "
     "PATH): pip install --no-binary sum-double sum-double"
@@ -97,7 +108,7 @@ REBUILD = (
         pytest.param(
             12040,
             11080,
-            "sum_double.add(): this sum_double was built with CUDA 12.4, but the installed NVIDIA "
+            f"{QUALNAME}(): this sum_double was built with CUDA 12.4, but the installed NVIDIA "
             "driver supports CUDA 11.8 at most. Update the NVIDIA driver (CUDA 12 needs driver 525 "
             "or newer)" + REBUILD,
             id="older-major-driver-12",
@@ -105,7 +116,7 @@ REBUILD = (
         pytest.param(
             14000,
             13000,
-            "sum_double.add(): this sum_double was built with CUDA 14.0, but the installed NVIDIA "
+            f"{QUALNAME}(): this sum_double was built with CUDA 14.0, but the installed NVIDIA "
             "driver supports CUDA 13.0 at most. Update the NVIDIA driver (it must support CUDA 14)"
             + REBUILD,
             id="unknown-major",
@@ -185,7 +196,7 @@ REBUILD_FOR = (
         pytest.param(
             ("Tesla P100-PCIE-16GB", 0, 6, 0),
             ARCHS_12_4,
-            "sum_double.add(): this sum_double has no code that cuda:0 (Tesla P100-PCIE-16GB, "
+            f"{QUALNAME}(): this sum_double has no code that cuda:0 (Tesla P100-PCIE-16GB, "
             "sm_60) can run: it carries machine code for sm_70, sm_75, sm_80, sm_86, sm_89, sm_90 "
             "and PTX for compute_90" + REBUILD_FOR.format(sm="sm_60", number=60),
             id="12.4-sm_60",
@@ -193,7 +204,7 @@ REBUILD_FOR = (
         pytest.param(
             ("NVIDIA H200", 3, 9, 0),
             "80-real",
-            "sum_double.add(): this sum_double has no code that cuda:3 (NVIDIA H200, sm_90) can "
+            f"{QUALNAME}(): this sum_double has no code that cuda:3 (NVIDIA H200, sm_90) can "
             "run: it carries machine code for sm_80 and no PTX"
             + REBUILD_FOR.format(sm="sm_90", number=90),
             id="no-ptx",
@@ -201,7 +212,7 @@ REBUILD_FOR = (
         pytest.param(
             ("NVIDIA H200", 0, 9, 0),
             "native",
-            "sum_double.add(): this sum_double has no code that cuda:0 (NVIDIA H200, sm_90) can "
+            f"{QUALNAME}(): this sum_double has no code that cuda:0 (NVIDIA H200, sm_90) can "
             "run: it carries machine code for native and no PTX"
             + REBUILD_FOR.format(sm="sm_90", number=90),
             id="native",
@@ -230,8 +241,8 @@ def test_shipped_headers_line_directives_keep_their_own_numbers() -> None:
 
 
 def test_schema() -> None:
-    schema = str(torch.ops.sum_double.add.default._schema)
-    assert schema == "sum_double::add(Tensor a, Tensor b) -> Tensor"
+    schema = str(OP._schema)
+    assert schema == f"sum_double::{NAME}(Tensor a, Tensor b) -> Tensor"
 
 
 def test_cli_info(info: str) -> None:
@@ -444,7 +455,8 @@ def test_another_modules_run_is_not_answered(tmp_path: Path) -> None:
     # `fresh` runs: ci/aarch64.sh keeps this test.
     (tmp_path / "other").mkdir()
     (tmp_path / "other" / "__init__.py").write_text("import sum_double\n")
-    main = "import sys, torch\nprint('other', sys.argv[1:], hasattr(torch.ops.sum_double, 'add'))\n"
+    registered = f"hasattr(torch.ops.sum_double, {NAME!r})"
+    main = f"import sys, torch\nprint('other', sys.argv[1:], {registered})\n"
     (tmp_path / "other" / "__main__.py").write_text(main)
     proc = subprocess.run(
         [sys.executable, "-m", "other", "--help"],
@@ -513,7 +525,7 @@ def test_device_check(
     assert _cli.device_problem(device) == expected
 
 
-# A demo row: n, sum_double's and torch.add's time per call, the pairs, the speed or why not.
+# A demo row: n, sum_double's and the twin's time per call, the pairs, the speed or why not.
 ROW = re.compile(r"  +(\d+) +[\d.]+ (?:us|ms) +[\d.]+ (?:us|ms) +(\d+)   (.+)")
 SPEED = re.compile(r"(\d+\.\d\d)x ±\d+%|too noisy: .+")
 
@@ -525,8 +537,11 @@ def test_cli_demo(device: str, fresh: Runs) -> None:
     lines = proc.stdout.splitlines()
     build = "CPU-only build" if _C.cpu_only else "CPU + CUDA build"
     assert lines[0].startswith(f"sum_double {sum_double.__version__} ({build}) on {device}")
-    assert "  a + b equals torch.add bit for bit: yes" in lines
-    assert "  gradients equal torch.add's:        yes" in lines
+    # Its checks, their answers in one column: "  a + b equals torch.add bit for bit: yes".
+    labels = [f"{FORMULA} equals {TWIN_NAME} bit for bit:", f"gradients equal {TWIN_NAME}'s:"]
+    width = max(map(len, labels))
+    for label in labels:
+        assert f"  {label:<{width}} yes" in lines
     rows = [match.groups() for line in lines if (match := ROW.fullmatch(line))]
     assert [int(n) for n, _, _ in rows] == list(_demo._SIZES)  # 1000000: the seed's size
     for n, pairs, speed in rows:

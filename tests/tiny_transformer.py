@@ -1,7 +1,7 @@
 """The tests' model: a tiny transformer (two blocks of attention and MLP) with a float32 residual
 stream whose branches run under torch.autocast, so each residual add is float32 + bfloat16 (or
 float16), and the MLP's bias is added by broadcasting, bfloat16 (B, T, 4D) + float32 (4D,). Built
-twice from the same weights, with sum_double.add and with torch.add in those adds; its data and
+twice from the same weights, with the op and with its twin in those adds; its data and
 its training loop (AdamW under autocast)."""
 
 from collections.abc import Callable
@@ -11,9 +11,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-import sum_double
-
-from support import Add
+from reference import TWIN
+from support import Op, op
 
 BATCH, TIME, WIDTH, HEADS = 4, 8, 32, 2
 STEPS = 10
@@ -22,7 +21,7 @@ STEPS = 10
 class Block(nn.Module):
     """Pre-norm attention (optional) and MLP, each added to the residual stream by ``add``."""
 
-    def __init__(self, add: Add, attention: bool = True) -> None:
+    def __init__(self, add: Op, attention: bool = True) -> None:
         super().__init__()
         self.add = add
         self.attention = attention
@@ -53,7 +52,7 @@ class Block(nn.Module):
 
 
 class Net(nn.Module):
-    def __init__(self, add: Add, blocks: int = 2, attention: bool = True) -> None:
+    def __init__(self, add: Op, blocks: int = 2, attention: bool = True) -> None:
         super().__init__()
         self.blocks = nn.ModuleList(Block(add, attention) for _ in range(blocks))
         self.ln = nn.LayerNorm(WIDTH)
@@ -78,10 +77,10 @@ class Autocast(nn.Module):
 
 
 def twins(device: str, blocks: int = 2, attention: bool = True) -> tuple[Net, Net]:
-    """The model with sum_double.add and with torch.add, the same weights."""
+    """The model with the op and with its twin (tests/reference.py), the same weights."""
     torch.manual_seed(0)
-    ours = Net(sum_double.add, blocks, attention).to(device)
-    theirs = Net(torch.add, blocks, attention).to(device)
+    ours = Net(op, blocks, attention).to(device)
+    theirs = Net(TWIN, blocks, attention).to(device)
     theirs.load_state_dict(ours.state_dict())
     return ours, theirs
 

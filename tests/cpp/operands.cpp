@@ -128,7 +128,7 @@ void run_case(const Layout& l, const Triple& t, bool alias, int pieces, Rng& rng
     if (covered[off[kOut]]) fatal("test bug: out layout overlaps: " + context);
     covered[off[kOut]] = 1;
     want[off[kOut]] =
-        reference_add(load_bits(a.p, t.a, off[kA]), t.a, load_bits(b, t.b, off[kB]), t.b, t.out);
+        reference_op(load_bits(a.p, t.a, off[kA]), t.a, load_bits(b, t.b, off[kB]), t.b, t.out);
   }
   std::vector<int64_t> memory_order;
   for (int64_t i = 0; i < ext_out; ++i) {

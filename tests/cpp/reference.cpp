@@ -1,5 +1,5 @@
 // The scalar reference (reference.h): the formats' bits decoded and encoded with frexp/ldexp,
-// rounding to nearest even by an explicit rule, and a + b in out's dtype.
+// rounding to nearest even by an explicit rule, and the op (op_value) in out's dtype.
 #include "reference.h"
 
 #include <algorithm>
@@ -107,14 +107,22 @@ double convert(double v, DType from, DType to) {
   return round_to(v, format_of(to));
 }
 
+// The op's arithmetic on one element, in the type it is computed in (float, double for a float64
+// out): the one line of the reference an op of your own changes, as it does
+// include/sum_double/combine.h.
+template <typename T>
+T op_value(T x, T y) {
+  return x + y;
+}
+
 }  // namespace
 
-uint64_t reference_add(uint64_t a, DType at, uint64_t b, DType bt, DType ot) {
+uint64_t reference_op(uint64_t a, DType at, uint64_t b, DType bt, DType ot) {
   const double x = convert(value_of(a, at), at, ot);
   const double y = convert(value_of(b, bt), bt, ot);
-  if (ot == kF64) return encode(x + y, format_of(kF64));
-  const float sum = static_cast<float>(x) + static_cast<float>(y);  // exact conversions
-  return encode(round_to(sum, format_of(ot)), format_of(ot));
+  if (ot == kF64) return encode(op_value(x, y), format_of(kF64));
+  const float r = op_value(static_cast<float>(x), static_cast<float>(y));  // exact conversions
+  return encode(round_to(r, format_of(ot)), format_of(ot));
 }
 
 bool same_result(uint64_t got, uint64_t want, DType t) {

@@ -1,7 +1,7 @@
 // The scalar reference the launchers are checked against: the four dtypes' formats, their values
-// decoded and encoded bit by bit, and a + b as torch.add defines it. Its float16/bfloat16
-// conversions are written with frexp/ldexp and an explicit tie rule, not with the kernel's bit
-// tricks, so that the two are unlikely to share a mistake.
+// decoded and encoded bit by bit, and the op as torch defines it (its arithmetic: op_value). Its
+// float16/bfloat16 conversions are written with frexp/ldexp and an explicit tie rule, not with the
+// kernel's bit tricks, so that the two are unlikely to share a mistake.
 #pragma once
 
 #include <cstdint>
@@ -40,9 +40,9 @@ double round_to(double v, Format f);
 // The bits of v, which must be a value of f (or an infinity, or a NaN: a quiet one).
 uint64_t encode(double v, Format f);
 
-// out's bits for a + b: both converted to out's dtype, added in float32 (float64 for a float64
-// out) and rounded once.
-uint64_t reference_add(uint64_t a, DType at, uint64_t b, DType bt, DType ot);
+// out's bits for the op of a and b: both converted to out's dtype, combined in float32 (float64
+// for a float64 out) by reference.cpp's op_value, and rounded once.
+uint64_t reference_op(uint64_t a, DType at, uint64_t b, DType bt, DType ot);
 // got == want, except that any NaN matches a NaN (its sign and payload are not promised).
 bool same_result(uint64_t got, uint64_t want, DType t);
 

@@ -137,8 +137,8 @@ void run_big(const char* name, const Layout& l, const Triple& t, int want_dim,
     for (int64_t p = wb; p < we; ++p) {
       offsets_at(l, p, off);
       pos_of[off[kOut] - lo[kOut]] = p;
-      want[off[kOut] - lo[kOut]] = reference_add(load_bits(data[kA], t.a, off[kA]), t.a,
-                                                 load_bits(data[kB], t.b, off[kB]), t.b, t.out);
+      want[off[kOut] - lo[kOut]] = reference_op(load_bits(data[kA], t.a, off[kA]), t.a,
+                                                load_bits(data[kB], t.b, off[kB]), t.b, t.out);
     }
     for (auto [begin, end] : random_pieces(wb, we, 4, rng)) {
       for (int64_t i = lo[kOut]; i < hi[kOut]; ++i) store_bits(data[kOut], t.out, i, poison);

@@ -82,7 +82,7 @@ void test_simple_entry(Rng& rng) {
         store_bits(a.p, t, i, random_value(t, rng));
         store_bits(b.p, t, i, random_value(t, rng));
         store_bits(out.p, t, i, poison_of(t));
-        want[i] = reference_add(load_bits(a.p, t, i), t, load_bits(b.p, t, i), t, t);
+        want[i] = reference_op(load_bits(a.p, t, i), t, load_bits(b.p, t, i), t, t);
       }
       sum_double::add_cpu(a.p, b.p, out.p, n, t);
       int bad = 0;
