@@ -5,41 +5,54 @@ test compares the op with tests/reference.py, which is how they run unchanged fo
 import pytest
 import torch
 import torch.autograd.forward_ad as fwAD
+from torch import Tensor
 
 from support import FLOAT_DTYPES, Op
 
 
-def _tangent(f: Op, x: torch.Tensor, y: torch.Tensor, tx: torch.Tensor, ty: object) -> object:
+def _tangent(f: Op, x: Tensor, y: Tensor, tx: Tensor | None, ty: Tensor | None) -> Tensor:
     with fwAD.dual_level():
-        y = y if ty is None else fwAD.make_dual(y, ty)
-        return fwAD.unpack_dual(f(fwAD.make_dual(x, tx), y)).tangent
+        x, y = (v if t is None else fwAD.make_dual(v, t) for v, t in ((x, tx), (y, ty)))
+        return fwAD.unpack_dual(f(x, y)).tangent
 
 
-def _grads(f: Op, x: torch.Tensor, y: torch.Tensor, t: torch.Tensor) -> tuple[torch.Tensor, ...]:
-    return torch.autograd.grad(f(x, y), (x, y), t)
+def derivatives(f: Op, x: Tensor, y: Tensor, t: Tensor) -> dict[str, Tensor]:
+    """What FACTS are about: the op f's derivatives at x and y (5 elements each), for t."""
+    xr, yr = (v.detach().requires_grad_() for v in (x, y))
+    ga, gb = torch.autograd.grad(f(xr, yr), (xr, yr), t)
+    ja, jb = torch.autograd.functional.jacobian(f, (x, y))
+    return {
+        "grad-of-a": ga,
+        "grad-of-b": gb,
+        "grad-of-a-and-a": torch.autograd.grad(f(xr, xr), xr, t)[0],
+        "jacobian-in-a": ja,
+        "jacobian-in-b": jb,
+        "tangent-in-a": _tangent(f, x, y, t, None),
+        "tangent-in-both": _tangent(f, x, y, t, 2 * t),
+    }
 
 
-# Each, of the op f (one route) at x and y (5 elements each, requiring grad) and a tensor t beside.
+# Each of derivatives() as the add has it, of x, y and t.
 FACTS = {
-    # d(a + b)/da = d(a + b)/db = identity: the incoming gradient itself comes back, no clone (the
-    # seed cloned twice), to each input.
-    "gradient-uncopied": lambda f, x, y, t: all(
-        g.data_ptr() == t.data_ptr() for g in _grads(f, x, y, t)
-    ),
-    "a+a-gradient-2t": lambda f, x, y, t: torch.equal(torch.autograd.grad(f(x, x), x, t)[0], 2 * t),
-    "jacobian-identity": lambda f, x, y, t: all(
-        torch.equal(j, torch.eye(5, dtype=x.dtype, device=x.device))
-        for j in torch.autograd.functional.jacobian(f, (x, y))
-    ),
-    "tangent-of-a": lambda f, x, y, t: torch.equal(_tangent(f, x.detach(), y.detach(), t, None), t),
-    "tangent-of-both": lambda f, x, y, t: torch.equal(
-        _tangent(f, x.detach(), y.detach(), t, 2 * t), t + 2 * t
-    ),
+    "grad-of-a": lambda x, y, t: t,
+    "grad-of-b": lambda x, y, t: t,
+    "grad-of-a-and-a": lambda x, y, t: 2 * t,
+    "jacobian-in-a": lambda x, y, t: torch.eye(5, dtype=x.dtype, device=x.device),
+    "jacobian-in-b": lambda x, y, t: torch.eye(5, dtype=x.dtype, device=x.device),
+    "tangent-in-a": lambda x, y, t: t,
+    "tangent-in-both": lambda x, y, t: t + 2 * t,
 }
+# Those that are t itself, not a copy: d(a + b)/da = d(a + b)/db = identity, so the backward hands
+# the incoming gradient on as it is (the seed cloned twice).
+UNCOPIED = {"grad-of-a", "grad-of-b"}
 
 
 @pytest.mark.parametrize("fact", list(FACTS))
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES)
 def test_the_ops_facts(device: str, call: Op, dtype: torch.dtype, fact: str) -> None:
-    x, y = (torch.randn(5, device=device, dtype=dtype, requires_grad=True) for _ in range(2))
-    assert FACTS[fact](call, x, y, torch.randn(5, device=device, dtype=dtype))
+    x, y, t = (torch.randn(5, device=device, dtype=dtype) for _ in range(3))
+    got = derivatives(call, x, y, t)
+    assert set(got) == set(FACTS) >= UNCOPIED
+    assert torch.equal(got[fact], FACTS[fact](x, y, t))
+    if fact in UNCOPIED:
+        assert got[fact].data_ptr() == t.data_ptr(), "a copy"

@@ -13,12 +13,12 @@ from support import Op, assert_bitwise_equal, op
 from tiny_transformer import STEPS, Block, train, twins
 
 
-def recording(add: Op, calls: list[tuple[torch.dtype, torch.dtype, bool]]) -> Op:
-    """``add``, noting each call's input dtypes and whether their shapes differ."""
+def recording(call: Op, calls: list[tuple[torch.dtype, torch.dtype, bool]]) -> Op:
+    """``call``, noting each call's input dtypes and whether their shapes differ."""
 
     def recorded(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
         calls.append((a.dtype, b.dtype, a.shape != b.shape))
-        return add(a, b)
+        return call(a, b)
 
     return recorded
 
@@ -28,7 +28,7 @@ def _eager_twins_agree(device: str, dtype: torch.dtype) -> None:
     calls: list[tuple[torch.dtype, torch.dtype, bool]] = []
     for block in ours.blocks:
         assert isinstance(block, Block)
-        block.add = recording(op, calls)
+        block.combine = recording(op, calls)
     ours_losses = train(ours, device, dtype)
     theirs_losses = train(theirs, device, dtype)
     # The adds the model was built to make: residual float32 + autocast's dtype, and the bias

@@ -537,7 +537,7 @@ def test_cli_demo(device: str, fresh: Runs) -> None:
     lines = proc.stdout.splitlines()
     build = "CPU-only build" if _C.cpu_only else "CPU + CUDA build"
     assert lines[0].startswith(f"sum_double {sum_double.__version__} ({build}) on {device}")
-    # Its checks, their answers in one column: "  a + b equals torch.add bit for bit: yes".
+    # Its checks, their answers in one column: "  <FORMULA> equals <twin> bit for bit: yes".
     labels = [f"{FORMULA} equals {TWIN_NAME} bit for bit:", f"gradients equal {TWIN_NAME}'s:"]
     width = max(map(len, labels))
     for label in labels:

@@ -19,26 +19,27 @@ STEPS = 10
 
 
 class Block(nn.Module):
-    """Pre-norm attention (optional) and MLP, each added to the residual stream by ``add``."""
+    """Pre-norm attention (optional) and MLP, each joined to the residual stream by ``combine``
+    (the op, or its twin)."""
 
-    def __init__(self, add: Op, attention: bool = True) -> None:
+    def __init__(self, combine: Op, attention: bool = True) -> None:
         super().__init__()
-        self.add = add
+        self.combine = combine
         self.attention = attention
         self.ln1 = nn.LayerNorm(WIDTH)
         self.qkv = nn.Linear(WIDTH, 3 * WIDTH)
         self.proj = nn.Linear(WIDTH, WIDTH)
         self.ln2 = nn.LayerNorm(WIDTH)
         self.fc1 = nn.Linear(WIDTH, 4 * WIDTH, bias=False)
-        self.fc1_bias = nn.Parameter(0.1 * torch.randn(4 * WIDTH))  # added by ``add``
+        self.fc1_bias = nn.Parameter(0.1 * torch.randn(4 * WIDTH))  # joined by ``combine``
         self.fc2 = nn.Linear(4 * WIDTH, WIDTH)
         self.register_buffer("causal", torch.ones(TIME, TIME, dtype=torch.bool).tril())
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if self.attention:
-            x = self.add(x, self.attend(x))  # float32 + autocast's dtype
-        h = self.add(self.fc1(self.ln2(x)), self.fc1_bias)  # bias: (B, T, 4D) + (4D,), mixed
-        return self.add(x, self.fc2(F.gelu(h)))
+            x = self.combine(x, self.attend(x))  # float32 + autocast's dtype
+        h = self.combine(self.fc1(self.ln2(x)), self.fc1_bias)  # bias: (B, T, 4D) + (4D,), mixed
+        return self.combine(x, self.fc2(F.gelu(h)))
 
     def attend(self, x: torch.Tensor) -> torch.Tensor:
         # Spelled out (no fused kernel, whose CUDA backward may use atomics): every op here is
@@ -52,9 +53,9 @@ class Block(nn.Module):
 
 
 class Net(nn.Module):
-    def __init__(self, add: Op, blocks: int = 2, attention: bool = True) -> None:
+    def __init__(self, combine: Op, blocks: int = 2, attention: bool = True) -> None:
         super().__init__()
-        self.blocks = nn.ModuleList(Block(add, attention) for _ in range(blocks))
+        self.blocks = nn.ModuleList(Block(combine, attention) for _ in range(blocks))
         self.ln = nn.LayerNorm(WIDTH)
         self.head = nn.Linear(WIDTH, WIDTH)
 
