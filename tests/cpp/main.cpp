@@ -11,7 +11,7 @@
 //    around each one through the kernel's conversions.
 //  - Exact buffers: every operand is malloc'd exactly as large as its strides reach, so ASan
 //    reports a read or write one element past it.
-//  - Poisoned output: out is filled with a signaling-NaN pattern, which no addition produces,
+//  - Poisoned output: out is filled with a signaling-NaN pattern, which no IEEE operation returns,
 //    before each call, so an element written outside out's layout or left unwritten shows.
 //  - Layouts: broadcast (stride 0, missing leading dims), permuted and gapped strides, overlapping
 //    input strides, size-0 and size-1 dims (with odd strides), 0-d, dims that merge and that do
@@ -23,9 +23,9 @@
 //    near those positions and near the end, the big operands living in address space reserved
 //    with mmap(PROT_NONE) of which only the window is made accessible (see Buffer in test_big.cpp).
 //
-// The files: harness (reporting, the generator), reference (the scalar reference's numbers),
-// operands (buffers, layouts, run_case: one call checked), the sections in test_values,
-// test_layouts, test_plans and test_big, and this one, which runs them.
+// The files: harness (reporting, the generator), reference (the scalar reference's numbers and,
+// in op_value, the op's arithmetic), operands (buffers, layouts, run_case: one call checked), the
+// sections in test_values, test_layouts, test_plans and test_big, and this one, which runs them.
 //
 //   test_launchers [--seed N] [--cases N]   (cases: random layouts per dtype triple)
 #include <chrono>
