@@ -133,7 +133,7 @@ def test_the_cpu_gets_its_fastest_loops() -> None:
         assert isa in ("avx2+f16c", "baseline")
 
 
-def test_baseline_loops_match_torch_add() -> None:
+def test_baseline_loops_match_the_reference() -> None:
     # What CPUs without F16C (or with no loops of their own) run, checked on this one: the checks
     # above in a process that asks for the baseline loops.
     checks = [f"check_every_bit_pattern({dtype})" for dtype in HALF_TYPES]

@@ -69,14 +69,14 @@ def broadcast_pairs(draw: st.DrawFn, device: str) -> tuple[torch.Tensor, torch.T
 # `device` is a plain string, so reusing it across examples is safe.
 @settings(deadline=None, suppress_health_check=VIEW_HEALTH_CHECKS)
 @given(data=st.data())
-def test_any_view_matches_torch_add(device: str, data: st.DataObject) -> None:
+def test_any_view_matches_the_reference(device: str, data: st.DataObject) -> None:
     check_op(*data.draw(strided_pairs(device)))
 
 
 # `device` is a plain string, so reusing it across examples is safe.
 @settings(deadline=None, suppress_health_check=VIEW_HEALTH_CHECKS)
 @given(data=st.data())
-def test_any_broadcast_and_dtypes_match_torch_add(device: str, data: st.DataObject) -> None:
+def test_any_broadcast_and_dtypes_match_the_reference(device: str, data: st.DataObject) -> None:
     check_op(*data.draw(broadcast_pairs(device)))
 
 
