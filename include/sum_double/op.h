@@ -52,16 +52,19 @@ inline constexpr const char kName[] = "sum_double::" SUM_DOUBLE_OP_NAME;
 inline torch::stable::Tensor SUM_DOUBLE_OP(const torch::stable::Tensor& a,
                                            const torch::stable::Tensor& b) {
   std::array<StableIValue, 2> stack{torch::stable::detail::from(a), torch::stable::detail::from(b)};
+  // The name written out in the call: torch's older check prints the call's text, which must say
+  // which op failed (a macro there would print as its own name).
   try {
 // torch's check macros put __FILE__ in their message: name this header, not the path it had on
 // the build machine (a pip build environment that no longer exists, and a different binary each
 // build). The includer's own line numbers are unaffected; the number is the next line's own.
-#line 60 "sum_double/op.h"
+#line 62 "sum_double/op.h"
 #ifdef STABLE_TORCH_ERROR_CODE_CHECK
     STABLE_TORCH_ERROR_CODE_CHECK(
-        torch_call_dispatcher(kName, "", stack.data(), TORCH_ABI_VERSION));
+        torch_call_dispatcher("sum_double::add", "", stack.data(), TORCH_ABI_VERSION));
 #else
-    TORCH_ERROR_CODE_CHECK(torch_call_dispatcher(kName, "", stack.data(), TORCH_ABI_VERSION));
+    TORCH_ERROR_CODE_CHECK(
+        torch_call_dispatcher("sum_double::add", "", stack.data(), TORCH_ABI_VERSION));
 #endif
   } catch (const std::exception& e) {
     if (!detail::op_library_loaded()) {
