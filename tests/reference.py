@@ -10,27 +10,32 @@ TWIN = torch.add  # the torch op that the op matches bit for bit, eager or compi
 TWIN_NAME = f"torch.{TWIN.__name__}"  # as messages, scripts and benchmark tables write it
 
 
+def as_read(a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+    """a and b as the op reads them, where its twin reads one otherwise (e.g. a 0-dim input at its
+    own precision): the one place that says so. The add reads them as torch.add does."""
+    return a, b
+
+
 def reference(a: Tensor, b: Tensor) -> Tensor:
-    """The op's result for a and b: its twin's. (Where the twin reads an input otherwise than the
-    op does, e.g. a 0-dim one at its own precision, adjust that input here, in one place.)"""
-    return TWIN(a, b)
+    """The op's result for a and b: its twin's, of the inputs as the op reads them."""
+    return TWIN(*as_read(a, b))
 
 
 def gradients(a: Tensor, b: Tensor, grad: Tensor) -> tuple[Tensor, Tensor]:
     """Each input's gradient for the incoming ``grad``, in that input's shape and dtype: the
-    reference's own, through torch's autograd (a and b are leaves, plain or DTensors)."""
+    twin's own, through torch's autograd (a and b are leaves, plain or DTensors)."""
     a, b = (x.detach().requires_grad_() for x in (a, b))
-    ga, gb = torch.autograd.grad(reference(a, b), (a, b), grad)
+    ga, gb = torch.autograd.grad(TWIN(a, b), (a, b), grad)
     return ga, gb
 
 
 def tangent(a: Tensor, b: Tensor, ta: Tensor | None, tb: Tensor | None) -> Tensor | None:
-    """The result's tangent for the inputs' (None: no tangent): the reference's, by forward AD."""
+    """The result's tangent for the inputs' (None: no tangent): the twin's, by forward AD."""
     import torch.autograd.forward_ad as fwAD
 
     with fwAD.dual_level():
         duals = [x if t is None else fwAD.make_dual(x, t) for x, t in ((a, ta), (b, tb))]
-        return fwAD.unpack_dual(reference(*duals)).tangent
+        return fwAD.unpack_dual(TWIN(*duals)).tangent
 
 
 def partial_result(a: str, b: str) -> str | None:

@@ -1,6 +1,7 @@
 """Bad input gets a Python exception that names the argument, what it got and the fix, in eager
 mode, through torch.ops and (the fake kernel) under torch.compile: a TypeError for what is not a
-tensor and for alpha=, a RuntimeError for a tensor the op refuses (docs/limits.md)."""
+tensor, a RuntimeError for a tensor the op refuses (docs/limits.md). alpha=, the add's own, is
+refused in test_facts_of_the_op.py."""
 
 from collections.abc import Callable
 
@@ -11,7 +12,7 @@ from torch._subclasses.fake_tensor import FakeTensorMode
 
 import sum_double
 
-from reference import TWIN_NAME, reference
+from reference import reference
 from support import (
     FLOAT_DTYPES,
     HAS_CUDA,
@@ -364,7 +365,7 @@ def test_not_a_tensor_is_named_with_the_fix(
     assert type(info.value) is TypeError
     expected = f"{QUALNAME}(): expected {named} to be a Tensor, but got {kind}; pass a tensor"
     if isinstance(value, complex):
-        expected += " of its real part (the op adds real numbers)"
+        expected += " of its real part (the op takes real numbers)"
     if advice is not None:
         advice = advice.format(named=named, other=other)
         expected += f", e.g. {advice}"
@@ -411,55 +412,6 @@ def test_fx_proxies_still_record_the_op() -> None:
     assert_bitwise_equal(traced(a, b), reference(a, b))
 
 
-def test_a_traced_alpha_is_refused_when_the_graph_runs() -> None:
-    # A Proxy for alpha stands for any value: the graph keeps the check, never drops alpha.
-    def scaled(x: torch.Tensor, y: torch.Tensor, s: object) -> torch.Tensor:
-        return op(x, y, alpha=s)
-
-    traced = torch.fx.symbolic_trace(scaled)
-    a, b = torch.randn(5), torch.randn(5)
-    with pytest.raises(TypeError, match="alpha is not supported"):
-        traced(a, b, 3.0)
-    assert_bitwise_equal(traced(a, b, None), reference(a, b))
-
-
-# ---- alpha= --------------------------------------------------------------------------------------
-
-ALPHA_MESSAGE = (
-    QUALNAME + "(): alpha is not supported; write " + QUALNAME + "(a, b * {alpha}), which rounds b "
-    "* {alpha} to b's dtype before the add (" + TWIN_NAME + "(a, b, alpha={alpha}) may round only "
-    "once)"
-)
-
-
-@pytest.mark.parametrize("alpha", [2, 0.5, -1])
-def test_alpha_is_refused_with_the_way_out(wrapper: Op, alpha: float) -> None:
-    a, b = torch.randn(5), torch.randn(5)
-    with pytest.raises(TypeError) as info:
-        wrapper(a, b, alpha=alpha)
-    assert type(info.value) is TypeError
-    assert str(info.value) == ALPHA_MESSAGE.format(alpha=alpha)
-    # The advice, as written, runs; and its value is the reference's of the same rounded operands.
-    advised = eval(f"{QUALNAME}(a, b * {alpha})", {"sum_double": sum_double, "a": a, "b": b})
-    assert_bitwise_equal(advised, reference(a, b * alpha))
-
-
-def test_alpha_names_no_tensor_it_was_given() -> None:
-    with pytest.raises(TypeError) as info:
-        op(torch.ones(2), torch.ones(2), alpha=torch.tensor(2.0))
-    assert f"write {QUALNAME}(a, b * alpha)" in str(info.value)
-
-
-def test_alpha_none_is_the_default() -> None:
-    a, b = torch.randn(5), torch.randn(5)
-    assert_bitwise_equal(op(a, b, alpha=None), reference(a, b))
-
-
-def test_alpha_through_torch_ops_gets_the_schemas_words() -> None:
-    with pytest.raises(RuntimeError, match=r"expected at most 2 argument\(s\) but received 3"):
-        OP_PACKET(torch.ones(2), torch.ones(2), alpha=2)
-
-
 # ---- torch.compile(fullgraph=True): the same words, inside Dynamo's own exception ---------------
 
 T = torch.ones(3)
@@ -486,7 +438,6 @@ COMPILED_CASES = [
         "torch.tensor(2.0, dtype=b.dtype, device=b.device)",
         id="float",
     ),
-    pytest.param((T, T), {"alpha": 2}, ALPHA_MESSAGE.format(alpha=2), id="alpha"),
     pytest.param(
         (T.long(), T),
         {},

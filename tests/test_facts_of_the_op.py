@@ -1,13 +1,20 @@
 """The facts of the add alone, which hold of no other op: its derivatives, through every route and
-in every dtype. A copier replaces FACTS with its own op's (and tests/reference.py); every other
-test compares the op with tests/reference.py, which is how they run unchanged for another op."""
+in every dtype, and torch.add's alpha=, refused. A copier replaces this file with its own op's
+facts (and tests/reference.py); every other test compares the op with tests/reference.py, which
+is how they run unchanged for another op."""
+
+import re
 
 import pytest
 import torch
 import torch.autograd.forward_ad as fwAD
 from torch import Tensor
 
-from support import FLOAT_DTYPES, Op
+import sum_double
+from sum_double._public import _refuse_alpha
+
+from reference import TWIN_NAME, reference
+from support import FLOAT_DTYPES, OP_PACKET, QUALNAME, Op, assert_bitwise_equal, op
 
 
 def _tangent(f: Op, x: Tensor, y: Tensor, tx: Tensor | None, ty: Tensor | None) -> Tensor:
@@ -56,3 +63,38 @@ def test_the_ops_facts(device: str, call: Op, dtype: torch.dtype, fact: str) -> 
     assert torch.equal(got[fact], FACTS[fact](x, y, t))
     if fact in UNCOPIED:
         assert got[fact].data_ptr() == t.data_ptr(), "a copy"
+
+
+# torch.add's alpha=, which the op refuses with the way out (the same words compiled and traced).
+ALPHA = f"{QUALNAME}(): alpha is not supported; write {QUALNAME}(a, b * {{s}}), which rounds b * "
+ALPHA += f"{{s}} to b's dtype before the add ({TWIN_NAME}(a, b, alpha={{s}}) may round only once)"
+
+
+@pytest.mark.parametrize("alpha", [2, 0.5, -1])
+def test_alpha_is_refused_with_the_way_out(wrapper: Op, alpha: float) -> None:
+    a, b = torch.randn(5), torch.randn(5)
+    with pytest.raises(TypeError) as info:
+        wrapper(a, b, alpha=alpha)
+    assert type(info.value) is TypeError
+    assert str(info.value) == ALPHA.format(s=alpha)
+    # The advice, as written, runs; and its value is the reference's of the same rounded operands.
+    advised = eval(f"{QUALNAME}(a, b * {alpha})", {"sum_double": sum_double, "a": a, "b": b})
+    assert_bitwise_equal(advised, reference(a, b * alpha))
+    with pytest.raises(RuntimeError, match=r"expected at most 2 argument\(s\) but received 3"):
+        OP_PACKET(a, b, alpha=alpha)  # torch.ops: the schema's words
+    torch._dynamo.reset()
+    with pytest.raises(RuntimeError, match=re.escape(ALPHA.format(s=alpha))):
+        torch.compile(op, fullgraph=True)(a, b, alpha=alpha)
+
+
+def test_alpha_none_is_the_default_and_a_tensor_is_named_alpha() -> None:
+    a, b = torch.randn(5), torch.randn(5)
+    assert_bitwise_equal(op(a, b, alpha=None), reference(a, b))
+    with pytest.raises(TypeError, match=re.escape(f"write {QUALNAME}(a, b * alpha)")):
+        op(a, b, alpha=torch.tensor(2.0))
+    # FX traces alpha as a Proxy, which stands for any value: the graph keeps the check.
+    traced = torch.fx.symbolic_trace(lambda x, y, s: op(x, y, alpha=s))
+    assert next(n.target for n in traced.graph.nodes if n.op == "call_function") is _refuse_alpha
+    with pytest.raises(TypeError, match="alpha is not supported"):
+        traced(a, b, 3.0)
+    assert_bitwise_equal(traced(a, b, None), reference(a, b))

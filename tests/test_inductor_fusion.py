@@ -15,7 +15,7 @@ from torch._inductor.utils import run_and_get_code
 from sum_double import _inductor_fusion
 from sum_double._ops import OPS
 
-from reference import TWIN
+from reference import TWIN, as_read
 from support import (
     BELOW_NAME,
     MIXED_AND_BROADCAST,
@@ -94,15 +94,15 @@ def test_the_fused_op_gives_the_compiled_twins_results(device: str) -> None:
 
 
 def test_as_twin_is_the_op_bit_for_bit() -> None:
-    # What inductor traces in the op's place, run eagerly: a change of the op that leaves it
-    # behind fails here, with no compile.
+    # What inductor traces in the op's place, run eagerly on the inputs as the op reads them: a
+    # change of the op that leaves it behind fails here, with no compile.
     from torch._inductor import decomposition
 
     as_twin = decomposition.decompositions[OPS[1]]
     gen = torch.Generator().manual_seed(0)
     for case in MIXED_AND_BROADCAST:
         a, b = (torch.randn(shape, generator=gen).to(dtype) for shape, dtype in case.values)
-        assert_bitwise_equal(as_twin(a, b), check_op(a, b))
+        assert_bitwise_equal(as_twin(*as_read(a, b)), check_op(a, b))
     a = torch.randn(7, 5, generator=gen).t()
     assert_bitwise_equal(as_twin(a, a), check_op(a, a))
     with pytest.raises(RuntimeError, match="expected a to be a float16"):

@@ -102,7 +102,7 @@ def _not_a_tensor(name: str, value: object, other: object) -> TypeError:
     # tensors only.
     if isinstance(value, complex):  # torch.tensor(1j, dtype=a.dtype) would fail in turn
         fix = (
-            "pass a tensor of its real part (the op adds real numbers), "
+            "pass a tensor of its real part (the op takes real numbers), "
             f"e.g. torch.tensor({value.real!r}{options})"
         )
     elif isinstance(value, Number):
