@@ -1,4 +1,5 @@
-"""sum_double.add against torch.add over sizes and dtypes.
+"""The op (sum_double.<NAME>) against its twin (the torch op it matches bit for bit) over sizes and
+dtypes, each as the package's _definition.py names it: a copy made into another op times that one.
 
     python benchmarks/bench.py [--help]
 
@@ -29,10 +30,14 @@ import torch
 
 import sum_double
 from sum_double._cli import device_problem
+from sum_double._definition import NAME, TWIN, TWIN_NAME
+from sum_double._ops import QUALNAME
 
 from report import Row, format_table, plot  # report.py, timing.py, workload.py sit beside it
 from timing import cpu_seconds, cuda_seconds, input_sets, l2_flush_buffer
 from workload import CASES, bytes_moved, datasheet_bytes_per_s, make_inputs
+
+op = getattr(sum_double, NAME)  # the public call, by the name the package gives it
 
 DTYPES = {
     "float16": torch.float16,
@@ -50,21 +55,21 @@ def measure(
     reps: int,
     flush: torch.Tensor | None,
 ) -> tuple[float, float, float | None, int, torch.Tensor]:
-    """Median seconds per call of sum_double.add, torch.add and (on CUDA) the r+w ceiling, the
-    bytes a call moves, and one output (for its size and dtype)."""
+    """Median seconds per call of the op, its twin and (on CUDA) the r+w ceiling, the bytes a
+    call moves, and one output (for its size and dtype)."""
     a0, b0 = make_inputs(case, dtype, n, device)
-    out0 = torch.add(a0, b0)
-    if not torch.equal(sum_double.add(a0, b0), out0):  # time the right thing
-        raise RuntimeError(f"sum_double.add differs from torch.add: {case} {dtype}, n={n}")
+    out0 = TWIN(a0, b0)
+    if not torch.equal(op(a0, b0), out0):  # time the right thing
+        raise RuntimeError(f"{QUALNAME} differs from {TWIN_NAME}: {case} {dtype}, n={n}")
     moved = bytes_moved(a0, b0, out0)
     sets = input_sets(moved, device)
     pairs = [(a0, b0), *(make_inputs(case, dtype, n, device) for _ in range(sets - 1))]
 
     def ours(i: int) -> object:
-        return sum_double.add(*pairs[i])
+        return op(*pairs[i])
 
     def ref(i: int) -> object:
-        return torch.add(*pairs[i])
+        return TWIN(*pairs[i])
 
     if device.type != "cuda":
         ours_s, ref_s = cpu_seconds([ours, ref], sets, reps)
@@ -116,11 +121,11 @@ def run(
                 dtype=dname,
                 n=numel,
                 ours_us=ours * 1e6,
-                torch_add_us=ref * 1e6,
+                twin_us=ref * 1e6,
                 read_write_us=None if ceiling is None else ceiling * 1e6,
                 speedup=ref / ours,
                 ours_gb_s=moved / ours / 1e9,
-                torch_add_gb_s=moved / ref / 1e9,
+                twin_gb_s=moved / ref / 1e9,
                 read_write_gb_s=None if ceiling is None else 2 * out_bytes / ceiling / 1e9,
                 datasheet_gb_s=None if peak is None else peak / 1e9,
                 pct_of_datasheet=None if peak is None else 100 * moved / ours / peak,
@@ -132,13 +137,13 @@ def run(
     return rows
 
 
-_DESCRIPTION = """\
-sum_double.add against torch.add over sizes and dtypes, on one device, in one process.
+_DESCRIPTION = f"""\
+{QUALNAME} against {TWIN_NAME} over sizes and dtypes, on one device, in one process.
 
 On CUDA each figure is the median over CUDA graph replays of up to 20 calls on distinct inputs,
 each replay after an L2 flush (kernel time, no host overhead), beside a read-once-write-once
 ceiling (torch.neg); on the CPU, the median of single calls, the two ops taking turns. The table
-gives the time per call, GB/s (the bytes a call must move at least) and the speed (torch.add's
+gives the time per call, GB/s (the bytes a call must move at least) and the speed ({TWIN_NAME}'s
 time / sum_double's: above 1, sum_double is faster). More in the docstrings of this script and
 of benchmarks/timing.py."""
 
@@ -200,7 +205,7 @@ def argument_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = argument_parser()
     args = parser.parse_args(argv)
-    # The demo's check (python -m sum_double --device): a device sum_double.add runs on here,
+    # The demo's check (python -m sum_double --device): a device the op runs on here,
     # said before anything is measured.
     problem = device_problem(args.device)
     if problem is not None:

@@ -1,4 +1,4 @@
-"""The cases `benchmarks/bench.py` does not sweep, each against torch in the same process.
+"""The cases `benchmarks/bench.py` does not sweep, each against the op's twin in the same process.
 
     python benchmarks/cases.py [--reps 30]   (needs a CUDA device)
 
@@ -16,18 +16,21 @@ from collections.abc import Callable
 import torch
 
 import sum_double
+from sum_double._definition import NAME, TWIN
 
 from timing import cuda_seconds, input_sets, l2_flush_buffer  # timing.py beside this script
 
+op = getattr(sum_double, NAME)  # the public call, by the name the package gives it
 
-def fwd_bwd_seconds(add, n: int, reps: int, steps: int = 5) -> float:
+
+def fwd_bwd_seconds(fn, n: int, reps: int, steps: int = 5) -> float:
     a = torch.randn(n, device="cuda", requires_grad=True)
     b = torch.randn(n, device="cuda", requires_grad=True)
     g = torch.randn(n, device="cuda")
 
     def step() -> None:
         a.grad = b.grad = None
-        add(a, b).backward(g)
+        fn(a, b).backward(g)
 
     for _ in range(3):
         step()
@@ -65,10 +68,10 @@ def forward_row(
     flush: torch.Tensor | None,
 ) -> None:
     a0, b0 = inputs[0]
-    assert torch.equal(sum_double.add(a0, b0), torch.add(a0, b0))
+    assert torch.equal(op(a0, b0), TWIN(a0, b0))
     device = a0.device
-    ours = cuda_seconds(lambda i: sum_double.add(*inputs[i]), len(inputs), device, reps, flush)
-    ref = cuda_seconds(lambda i: torch.add(*inputs[i]), len(inputs), device, reps, flush)
+    ours = cuda_seconds(lambda i: op(*inputs[i]), len(inputs), device, reps, flush)
+    ref = cuda_seconds(lambda i: TWIN(*inputs[i]), len(inputs), device, reps, flush)
     gbs = 3 * a0.numel() * a0.element_size() / ours / 1e9
     print(
         f"{name:<34} {len(inputs):>5} {ours * 1e6:>9.1f} us {ref * 1e6:>9.1f} us "
@@ -112,8 +115,8 @@ def main() -> None:
     warm = [pair] * input_sets(3 * 2**24 * 4, device)  # as many calls per replay as the rows above
     forward_row("n=2^24, same inputs, no flush", warm, args.reps, None)
     del pair, warm
-    ours = fwd_bwd_seconds(sum_double.add, 2**26, args.reps)
-    ref = fwd_bwd_seconds(torch.add, 2**26, args.reps)
+    ours = fwd_bwd_seconds(op, 2**26, args.reps)
+    ref = fwd_bwd_seconds(TWIN, 2**26, args.reps)
     print(
         f"{'forward + backward, n=2^26':<34} {'':>5} {ours * 1e6:>9.1f} us {ref * 1e6:>9.1f} us "
         f"{ref / ours:>6.3f}x"

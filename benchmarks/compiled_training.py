@@ -1,21 +1,21 @@
-"""Compiled training: a transformer stack whose residual adds are sum_double.add, against the same
-stack with torch.add, under torch.compile(fullgraph=True), forward + backward. Two models use
-sum_double.add: as inductor compiles it by default (as an add, fused with its neighbours), and
-"unfused", compiled with SUM_DOUBLE_INDUCTOR_FUSION=0 (a call of the op's own kernel per add, what
-an op with no ATen twin gets).
+"""Compiled training: a transformer stack whose residual joins are the op (sum_double.<NAME>),
+against the same stack with its twin (the torch op it matches), under torch.compile(fullgraph=True),
+forward + backward. Two models use the op: as inductor compiles it by default (as its ATen twin,
+fused with its neighbours), and "unfused", compiled with SUM_DOUBLE_INDUCTOR_FUSION=0 (a call of the
+op's own kernel per join, what an op with no ATen twin gets).
 
     python benchmarks/compiled_training.py [--dtype bfloat16] [--layers 4] [--width 1024]
         [--batch 8] [--seq 512] [--rounds 200] [--steps 2] [--device cuda] [--control]
 
 At these sizes a step is bound by the host (inductor's wrapper launching kernels one by one), so
-what an op costs the host shows in the step time, and so does any add that inductor does not fuse
+what an op costs the host shows in the step time, and so does any call that inductor does not fuse
 with its neighbours.
 
 Method. The models share their weights and input and take turns round by round, each model in
 each place of a round equally often (the rounds are rounded up to whole cycles of the orders). A
 turn is one untimed step, then `--steps` steps and one synchronisation; a model's figure is the
-median over rounds of the time per step, and the speed is torch.add's figure over the other's.
-`--control` adds a second torch.add model, compiled separately as the others are: its speed
+median over rounds of the time per step, and the speed is the twin's figure over the other's.
+`--control` adds a second twin model, compiled separately as the others are: its speed
 against the first is the method's noise for two identical graphs. Then one profiled step per
 model: the kernels it launches, their GPU time, and the host time of the op's calls as the profiler
 records them (with its own overhead).
@@ -32,16 +32,19 @@ import torch.nn.functional as F
 from torch import nn
 
 import sum_double
+from sum_double._definition import NAME, TWIN, TWIN_NAME
+from sum_double._ops import BELOW_AUTOGRAD, OP, QUALNAME
 
-Add = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
+Combine = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]  # the op, or its twin
+op = getattr(sum_double, NAME)  # the public call, by the name the package gives it
 
 
 class Block(nn.Module):
-    """Pre-norm attention, then an MLP, each added to the residual stream by ``add``."""
+    """Pre-norm attention, then an MLP, each joined to the residual stream by ``combine``."""
 
-    def __init__(self, add: Add, width: int) -> None:
+    def __init__(self, combine: Combine, width: int) -> None:
         super().__init__()
-        self.add = add
+        self.combine = combine
         self.heads = width // 64
         self.ln1, self.ln2 = nn.LayerNorm(width), nn.LayerNorm(width)
         self.qkv, self.proj = nn.Linear(width, 3 * width), nn.Linear(width, width)
@@ -50,23 +53,24 @@ class Block(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         q, k, v = self.qkv(self.ln1(x)).unflatten(-1, (3, self.heads, -1)).permute(2, 0, 3, 1, 4)
         att = F.scaled_dot_product_attention(q, k, v, is_causal=True)
-        x = self.add(x, self.proj(att.transpose(1, 2).flatten(2)))
-        return self.add(x, self.fc2(F.gelu(self.fc1(self.ln2(x)))))
+        x = self.combine(x, self.proj(att.transpose(1, 2).flatten(2)))
+        return self.combine(x, self.fc2(F.gelu(self.fc1(self.ln2(x)))))
 
 
 def make_models(
-    adds: dict[str, Add],
+    ops: dict[str, Combine],
     layers: int,
     width: int,
     dtype: torch.dtype,
     device: torch.device,
     backend: str | Callable[..., object] = "inductor",
 ) -> dict[str, nn.Module]:
-    """One compiled stack per add, each with the same weights (drawn from seed 0)."""
+    """One compiled stack per op (the op or its twin), each with the same weights (drawn from
+    seed 0)."""
     models = {}
-    for name, add in adds.items():
+    for name, combine in ops.items():
         torch.manual_seed(0)
-        model = nn.Sequential(*(Block(add, width) for _ in range(layers))).to(device, dtype)
+        model = nn.Sequential(*(Block(combine, width) for _ in range(layers))).to(device, dtype)
         models[name] = torch.compile(model, fullgraph=True, backend=backend)
     return models
 
@@ -149,7 +153,7 @@ def profile_step(model: nn.Module, x: torch.Tensor) -> tuple[int, float, float]:
             torch.cuda.synchronize(x.device)
     kernels = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
     gpu = sum(e.device_time for e in kernels) / 1e6
-    names = {"sum_double::_add", "sum_double::add"}  # never nested in a compiled graph
+    names = {BELOW_AUTOGRAD._schema.name, OP._schema.name}  # never nested in a compiled graph
     host = sum(e.cpu_time for e in prof.events() if e.name in names) / 1e6
     return len(kernels), gpu, host
 
@@ -186,7 +190,7 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--control",
         action="store_true",
-        help="also time a second torch.add model, to read the method's noise",
+        help=f"also time a second {TWIN_NAME} model, to read the method's noise",
     )
     return parser
 
@@ -198,12 +202,11 @@ def main() -> None:
     torch._inductor.config.fx_graph_cache = False
     torch._functorch.config.enable_autograd_cache = False
     device, dtype = torch.device(args.device), getattr(torch, args.dtype)
-    adds = {"torch.add": torch.add, "sum_double.add": sum_double.add}
     shape = (args.layers, args.width, dtype, device)
-    models = make_models(adds, *shape)
+    models = make_models({TWIN_NAME: TWIN, QUALNAME: op}, *shape)  # report() reads TWIN_NAME's
     if args.control:
-        models.update(make_models({"torch.add, control": torch.add}, *shape, inductor_again))
-    unfused = {"sum_double.add, unfused": sum_double.add}
+        models.update(make_models({f"{TWIN_NAME}, control": TWIN}, *shape, inductor_again))
+    unfused = {f"{QUALNAME}, unfused": op}
     models.update(make_models(unfused, *shape, unfused_inductor))
     torch.manual_seed(1)
     x = torch.randn(args.batch, args.seq, args.width, device=device, dtype=dtype)
@@ -211,16 +214,16 @@ def main() -> None:
 
 
 def report(models: dict[str, nn.Module], x: torch.Tensor, rounds: int, steps: int) -> None:
-    """Compile and warm each model, time them, and print one row per model. Compiled torch.add
+    """Compile and warm each model, time them, and print one row per model. The compiled twin
     may round a fused chain once where eager code rounds each op, so the models' outputs are
-    compared with torch.add's (max |difference|) rather than asserted equal."""
+    compared with the twin model's (max |difference|) rather than asserted equal."""
     t0 = time.perf_counter()
     for model in models.values():
         for _ in range(3):
             train_step(model, x)
     print(f"compiled and warmed in {time.perf_counter() - t0:.0f} s", flush=True)
     with torch.no_grad():
-        ref_out = models["torch.add"](x)
+        ref_out = models[TWIN_NAME](x)
         diffs = {n: float((m(x) - ref_out).abs().max()) for n, m in models.items()}
     orders = turn_orders(list(models))
     orders *= -(-rounds // len(orders))  # whole cycles
@@ -230,7 +233,7 @@ def report(models: dict[str, nn.Module], x: torch.Tensor, rounds: int, steps: in
         f"{x.dtype}, input {list(x.shape)}, {len(orders)} rounds of {steps} steps"
     )
     times = time_steps(models, x, orders, steps)
-    ref = times["torch.add"]
+    ref = times[TWIN_NAME]
     print(
         f"  {'model':<36} {'ms/step':>8} {'speed':>7} {'kernels':>8} {'GPU ms':>8} "
         f"{'op host ms':>10} {'max diff':>9}"
@@ -242,7 +245,7 @@ def report(models: dict[str, nn.Module], x: torch.Tensor, rounds: int, steps: in
             f"{kernels:>8} {gpu * 1e3:>8.3f} {host * 1e3:>10.3f} {diffs[name]:>9.2g}",
             flush=True,
         )
-    print("  speed: torch.add's time per step over the model's (above 1: faster)")
+    print(f"  speed: {TWIN_NAME}'s time per step over the model's (above 1: faster)")
     print("  kernels, GPU ms, op host ms: one profiled step (the profiler's overhead included)")
 
 

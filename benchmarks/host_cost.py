@@ -5,12 +5,15 @@ Each figure is the median over rounds of (wall time of `calls` back-to-back call
 divided by `calls`. The callables of one table take their rounds in turn, so that whatever else
 the machine does falls on each alike (on a shared VM it swings by 2x).
 
-Below the two headline rows, each table adds one layer at a time, so that the differences between
-its rows are what each layer costs: calling an op through torch.ops at all, our op's C++ layer,
-torch's C++ autograd fallback (what `torch.ops.sum_double._add`, the op below autograd, which
-compiled graphs call, pays), the op's Python autograd kernel (what `torch.ops.sum_double.add`
+The headline rows set the op's public call against its twin's (the torch op it matches). Below
+them, each table adds one layer at a time, so that the differences between its rows are what each
+layer costs: calling an op through torch.ops at all (the twin's ATen op), our op's C++ layer,
+torch's C++ autograd fallback (what `torch.ops.sum_double._<NAME>`, the op below autograd, which
+compiled graphs call, pays), the op's Python autograd kernel (what `torch.ops.sum_double.<NAME>`
 pays even when nothing needs grad), and the wrapper's routes (`sum_double._public`: the fast one on
-torch's private names, which `sum_double.add` takes where they exist, and the public one).
+torch's private names, which `sum_double.<NAME>` takes where they exist, and the public one).
+<NAME> and the twin are the package's own (its _definition.py): a copy made into another op times
+that one.
 
     python benchmarks/host_cost.py [--device cuda] [--n 1024] [--calls 2000] [--rounds 15]
                                    [--cpu-time] [--evict MIB] [--compiled]
@@ -22,7 +25,7 @@ one by one, the callables in turn (each figure is then the median call): every h
 with the caches that a large input leaves it (a kernel that has just streamed through megabytes),
 not with the warm caches of back-to-back calls.
 --compiled adds a table for the op inside graphs that torch.compile (inductor) made with the op's
-fusion off (SUM_DOUBLE_INDUCTOR_FUSION=0; fused, an add is no call): chains of 1 and of 9 calls,
+fusion off (SUM_DOUBLE_INDUCTOR_FUSION=0; fused, the op is no call): chains of 1 and of 9 calls,
 each a graph of its own, so that (time of 9 - time of 1) / 8 is one call's cost in
 a graph, with and without inputs that require grad (a training step's forward graph), beside what
 each call in such a graph runs: the op as the graph calls it, and inductor's check of its output.
@@ -38,6 +41,10 @@ import torch
 
 import sum_double
 from sum_double import _public
+from sum_double._definition import NAME, TWIN, TWIN_NAME
+from sum_double._ops import QUALNAME
+
+public_call = getattr(sum_double, NAME)  # by the name the package gives it
 
 
 def per_call_us(
@@ -78,9 +85,19 @@ def per_call_us(
 def _below_autograd_op() -> torch._ops.OpOverload:
     """What graphs traced below autograd call: the op's name there, or the op itself in a tree
     from before that name existed (host_cost_ab.sh times older trees too)."""
-    if hasattr(torch.ops.sum_double, "_add"):
-        return torch.ops.sum_double._add.default
-    return torch.ops.sum_double.add.default
+    below = f"_{NAME}"
+    if hasattr(torch.ops.sum_double, below):
+        return getattr(torch.ops.sum_double, below).default
+    return getattr(torch.ops.sum_double, NAME).default
+
+
+def twin_aten_op() -> torch._ops.OpOverload:
+    """The ATen op that the twin's call runs, as a trace of one call records it: its overload's
+    name differs by op (aten.mul.Tensor, aten.maximum.default, aten.pow.Tensor_Tensor)."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    graph = make_fx(lambda a, b: TWIN(a, b))(torch.ones(2), torch.ones(2)).graph
+    return next(node.target for node in graph.nodes if node.op == "call_function")
 
 
 def compiled_table(
@@ -94,10 +111,10 @@ def compiled_table(
         def assert_tensor_metadata(t: torch.Tensor, size, stride, dtype, op: str) -> None:
             torch._C._dynamo.guards.assert_size_stride(t, size, stride)
 
-    def chain(add: Callable[..., torch.Tensor], k: int) -> Callable[..., torch.Tensor]:
+    def chain(fn: Callable[..., torch.Tensor], k: int) -> Callable[..., torch.Tensor]:
         def f(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
             for _ in range(k):
-                a = add(a, b)
+                a = fn(a, b)
             return a
 
         return torch.compile(f, fullgraph=True)
@@ -106,13 +123,13 @@ def compiled_table(
     # times two in turn), which may call it by another name: compile each one here.
     torch._inductor.config.fx_graph_cache = False
     torch._functorch.config.enable_autograd_cache = False
-    # The op's own call, as a graph makes it where inductor cannot fuse an op (fused, an add
+    # The op's own call, as a graph makes it where inductor cannot fuse an op (fused, the op
     # costs no call at all): what an op with no ATen twin pays. Left set: this table comes last.
     os.environ["SUM_DOUBLE_INDUCTOR_FUSION"] = "0"
     xg, yg = x.clone().requires_grad_(), y.clone().requires_grad_()
-    one, nine = chain(sum_double.add, 1), chain(sum_double.add, 9)
-    one_grad, nine_grad = chain(sum_double.add, 1), chain(sum_double.add, 9)
-    out = sum_double.add(x, y)
+    one, nine = chain(public_call, 1), chain(public_call, 9)
+    one_grad, nine_grad = chain(public_call, 1), chain(public_call, 9)
+    out = public_call(x, y)
     op = _below_autograd_op()
     fns: dict[str, Callable[[], object]] = {
         "1": lambda: one(x, y),
@@ -159,23 +176,27 @@ def main() -> None:
 
     x, y = torch.randn(args.n, device=device), torch.randn(args.n, device=device)
     xg, yg = x.clone().requires_grad_(), y.clone().requires_grad_()
-    op = torch.ops.sum_double.add.default
+    op = getattr(torch.ops.sum_double, NAME).default
     public = _public.public_route
+    aten = twin_aten_op()
+    # The rows' names: torch.ops.sum_double.<NAME>, ._<NAME> (below autograd), the twin's ATen op.
+    op_name, below_name = f"torch.ops.{QUALNAME}", f"torch.ops.sum_double._{NAME}"
+    aten_name = f"torch.ops.{aten}"
 
     no_grad_fns: dict[str, Callable[[], object]] = {
-        "x + y": lambda: x + y,
-        "sum_double.add": lambda: sum_double.add(x, y),
-        "torch.ops.aten.add.Tensor": lambda: torch.ops.aten.add.Tensor(x, y),
-        "torch.ops.sum_double.add": lambda: op(x, y),
+        TWIN_NAME: lambda: TWIN(x, y),
+        QUALNAME: lambda: public_call(x, y),
+        aten_name: lambda: aten(x, y),
+        op_name: lambda: op(x, y),
         "public route": lambda: public(x, y),
     }
     grad_fns: dict[str, Callable[[], object]] = {
-        "x + y": lambda: xg + yg,
-        "sum_double.add": lambda: sum_double.add(xg, yg),
-        "torch.ops.sum_double.add": lambda: op(xg, yg),
+        TWIN_NAME: lambda: TWIN(xg, yg),
+        QUALNAME: lambda: public_call(xg, yg),
+        op_name: lambda: op(xg, yg),
         "public route": lambda: public(xg, yg),
     }
-    # Where this torch lacks a private name (or _fast_route.py is deleted), sum_double.add is the
+    # Where this torch lacks a private name (or _fast_route.py is deleted), the public call is the
     # public route: no fast rows.
     try:
         from sum_double._fast_route import route as fast
@@ -190,13 +211,11 @@ def main() -> None:
 
             return run
 
-        no_grad_fns["torch.ops.aten.add.Tensor, below autograd"] = below_autograd(
-            lambda: torch.ops.aten.add.Tensor(x, y)
-        )
-        no_grad_fns["torch.ops.sum_double.add, below autograd"] = below_autograd(lambda: op(x, y))
+        no_grad_fns[f"{aten_name}, below autograd"] = below_autograd(lambda: aten(x, y))
+        no_grad_fns[f"{op_name}, below autograd"] = below_autograd(lambda: op(x, y))
         below = _below_autograd_op()
         if below is not op:
-            no_grad_fns["torch.ops.sum_double._add"] = lambda: below(x, y)
+            no_grad_fns[below_name] = lambda: below(x, y)
         no_grad_fns["fast route"] = lambda: fast(x, y)
         grad_fns["fast route"] = lambda: fast(xg, yg)
     no_grad = per_call_us(no_grad_fns, device, args.calls, args.rounds, clock, evict)
@@ -205,25 +224,22 @@ def main() -> None:
     timer = "thread CPU time" if args.cpu_time else "wall time"
     caches = f", {args.evict:g} MiB written before each call" if args.evict else ""
     print(f"host cost per call, n = {args.n}, {device}, torch {torch.__version__}, {timer}{caches}")
-    print(f"  {'case':<20} {'x + y':>9} {'sum_double.add':>15} {'ratio':>6}")
+    print(f"  {'case':<20} {TWIN_NAME:>9} {QUALNAME:>15} {'ratio':>6}")
     for case, times in (("no grad", no_grad), ("inputs require grad", grad)):
-        ref, ours = times["x + y"], times["sum_double.add"]
+        ref, ours = times[TWIN_NAME], times[QUALNAME]
         print(f"  {case:<20} {ref:>6.2f} us {ours:>12.2f} us {ours / ref:>6.2f}")
     layers = {
         "no grad": [
-            ("torch.ops.aten.add.Tensor", "any op through torch.ops: op object, boxed call"),
-            ("torch.ops.aten.add.Tensor, below autograd", "+ the guard that skips autograd"),
-            ("torch.ops.sum_double.add, below autograd", "our C++ op layer for aten's"),
-            (
-                "torch.ops.sum_double._add",
-                "the op as compiled graphs call it: C++ autograd fallback, no guard",
-            ),
-            ("torch.ops.sum_double.add", "+ the op's Python autograd kernel"),
-            ("fast route", "sum_double.add less its own checks"),
+            (aten_name, "any op through torch.ops: op object, boxed call"),
+            (f"{aten_name}, below autograd", "+ the guard that skips autograd"),
+            (f"{op_name}, below autograd", "our C++ op layer for aten's"),
+            (below_name, "the op as compiled graphs call it: C++ autograd fallback, no guard"),
+            (op_name, "+ the op's Python autograd kernel"),
+            ("fast route", f"{QUALNAME} less its own checks"),
             ("public route", "what runs where a private name is missing"),
         ],
         "grad": [
-            ("torch.ops.sum_double.add", "its autograd kernel's Function, called from C++"),
+            (op_name, "its autograd kernel's Function, called from C++"),
             ("fast route", "Function in the forward(ctx, ...) form"),
             ("public route", "Function with setup_context: apply binds with inspect"),
         ],

@@ -2,6 +2,9 @@
 
 from dataclasses import dataclass
 
+from sum_double._definition import TWIN_NAME
+from sum_double._ops import QUALNAME
+
 
 @dataclass
 class Row:
@@ -11,11 +14,11 @@ class Row:
     dtype: str
     n: int
     ours_us: float
-    torch_add_us: float
+    twin_us: float  # the twin's: the keys name no op, so a copy made into another op keeps them
     read_write_us: float | None
-    speedup: float  # torch.add time / our time: above 1 means we are faster
+    speedup: float  # twin's time / our time: above 1 means we are faster
     ours_gb_s: float
-    torch_add_gb_s: float
+    twin_gb_s: float
     read_write_gb_s: float | None
     datasheet_gb_s: float | None
     pct_of_datasheet: float | None
@@ -24,7 +27,7 @@ class Row:
 
 def format_table(rows: list[Row]) -> str:
     head = (
-        f"{'case':<10} {'dtype':<9} {'n':>10} {'sum_double':>12} {'torch.add':>12} {'speed':>6} "
+        f"{'case':<10} {'dtype':<9} {'n':>10} {'sum_double':>12} {TWIN_NAME:>12} {'speed':>6} "
         f"{'GB/s':>7} {'torch GB/s':>10} {'r+w GB/s':>9} {'% sheet':>7}"
     )
     lines = [head, "-" * len(head)]
@@ -32,12 +35,12 @@ def format_table(rows: list[Row]) -> str:
         ceiling = "" if r.read_write_gb_s is None else f"{r.read_write_gb_s:9.0f}"
         pct = "" if r.pct_of_datasheet is None else f"{r.pct_of_datasheet:6.1f}%"
         lines.append(
-            f"{r.case:<10} {r.dtype:<9} {r.n:>10} {r.ours_us:>9.2f} us {r.torch_add_us:>9.2f} us "
-            f"{r.speedup:>5.3f}x {r.ours_gb_s:>7.0f} {r.torch_add_gb_s:>10.0f} "
+            f"{r.case:<10} {r.dtype:<9} {r.n:>10} {r.ours_us:>9.2f} us {r.twin_us:>9.2f} us "
+            f"{r.speedup:>5.3f}x {r.ours_gb_s:>7.0f} {r.twin_gb_s:>10.0f} "
             f"{ceiling:>9} {pct:>7}"
         )
     lines.append(
-        "speed = torch.add time / sum_double time (above 1: faster than torch.add); "
+        f"speed = {TWIN_NAME} time / sum_double time (above 1: faster than {TWIN_NAME}); "
         "GB/s counts a and b read once and the output written once"
     )
     return "\n".join(lines)
@@ -60,8 +63,8 @@ def plot(rows: list[Row], path: str) -> None:
     for ax, (case, dname) in zip(axes.flat, panels, strict=False):
         sel = [r for r in rows if (r.case, r.dtype) == (case, dname)]
         ns = [r.n for r in sel]
-        ax.plot(ns, [r.ours_gb_s for r in sel], "o-", label="sum_double.add")
-        ax.plot(ns, [r.torch_add_gb_s for r in sel], "s--", label="torch.add")
+        ax.plot(ns, [r.ours_gb_s for r in sel], "o-", label=QUALNAME)
+        ax.plot(ns, [r.twin_gb_s for r in sel], "s--", label=TWIN_NAME)
         if sel[0].read_write_gb_s is not None:
             ax.plot(
                 ns,
@@ -80,7 +83,7 @@ def plot(rows: list[Row], path: str) -> None:
         row[0].set_ylabel("GB/s (bytes moved / time)")
     axes[0][0].legend(loc="upper left")
     fig.suptitle(
-        f"sum_double {rows[0].sum_double} vs torch.add, {rows[0].device}, torch {rows[0].torch}"
+        f"sum_double {rows[0].sum_double} vs {TWIN_NAME}, {rows[0].device}, torch {rows[0].torch}"
     )
     fig.tight_layout()
     fig.savefig(path, dpi=120)

@@ -3,12 +3,13 @@ and the datasheet bandwidth of the GPU it runs on."""
 
 import torch
 
-# The input shapes --cases picks from (make_inputs builds them), with what --help says of each.
+# The input shapes --cases picks from (make_inputs builds them), with what --help says of each:
+# in words that name no op, so that a copy made into another op says them as they are.
 CASES = {
     "same": "a and b: n elements each, of the dtype",
     "mixed": "b bfloat16 (float16 when the dtype is bfloat16): the result has the promoted dtype",
-    "bias": "a (n / 8192, 8192) + b (8192,): one row added to every row, as a bias is",
-    "transposed": "a square matrix's transpose + a contiguous one (the largest square <= n)",
+    "bias": "a (n / 8192, 8192) and b (8192,): one row broadcast to every row, as a bias is",
+    "transposed": "a square matrix's transpose and a contiguous one (the largest square <= n)",
 }
 _BIAS = 8192  # the bias's length: a model dimension
 

@@ -4,7 +4,7 @@
 
 Per row (case, dtype, n): the median over rounds of each build's kernel time and of torch.add's
 (measured beside each), and b / a: above 1 means build a is faster. Then the host cost per call
-(n = 1024) of each build and its ratio to `x + y`, medians over rounds.
+(n = 1024) of each build and its ratio to torch.add's, medians over rounds.
 """
 
 import json
@@ -24,7 +24,7 @@ def kernel_rows(out: Path) -> dict[tuple[str, str, int], dict[str, list[float]]]
         for r in json.loads(path.read_text()):
             key = (r["case"], r["dtype"], r["n"])
             rows[key][build].append(r["ours_us"])
-            rows[key]["torch." + build].append(r["torch_add_us"])
+            rows[key]["torch." + build].append(r["twin_us"])
     return rows
 
 
@@ -57,7 +57,7 @@ def main() -> int:
             f"{ref / a:>9.3f}x"
         )
     print(f"lowest b / a: {worst:.3f} (above 1: a faster; medians over rounds)")
-    print("host cost per call, n = 1024 (ratio to x + y in the same run; medians over rounds)")
+    print("host cost per call, n = 1024 (ratio to torch.add in the same run; medians over rounds)")
     for build in ("a", "b"):
         h = host_ratios(out, build)
         print(
