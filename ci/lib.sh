@@ -16,7 +16,7 @@ pip_install() {  # pip_install VENV ARGS...: pip install into VENV, quietly
 }
 
 new_venv() {  # new_venv DIR TORCH_SPEC PACKAGES...: a fresh venv with torch==TORCH_SPEC in it
-  local dir=$1 spec=$2 env=() extra=()
+  local dir=$1 spec=$2 env=() extra=() link
   shift 2
   # torch's +cpu builds live on an index of their own, which pip does not search by itself.
   if [[ $spec == *+cpu && -n ${TORCH_CPU_INDEX:-} ]]; then
@@ -28,8 +28,26 @@ new_venv() {  # new_venv DIR TORCH_SPEC PACKAGES...: a fresh venv with torch==TO
     *) env=(PIP_CONFIG_FILE=/dev/null) ;;
   esac
   python3 -m venv "$dir"
+  # uv puts torch in (some GB of wheels, unpacked once into its cache) in seconds, where pip takes
+  # a minute or more for every venv; pip installs the rest, as a user would.
+  if [ ${#env[@]} = 0 ]; then  # uv reads no pip configuration: the local wheels it names
+    for link in $(python3 -m pip config get global.find-links 2>/dev/null || true); do
+      extra+=(--find-links "$link")
+    done
+  fi
+  env "${env[@]}" "$(uv_path)" pip install -q --python "$dir/bin/python" "${extra[@]}" \
+    "torch==$spec"
   quiet env "${env[@]}" "$dir/bin/pip" install -q --disable-pip-version-check "${extra[@]}" \
     "torch==$spec" "$@"
+}
+
+UV_VERSION=0.13.9  # pinned, as every tool CI runs
+uv_path() {  # the pinned uv, installed on first use where the machine keeps caches
+  local dir=${XDG_CACHE_HOME:-$HOME/.cache}/sum-double-ci/uv-$UV_VERSION
+  if [ ! -x "$dir/bin/uv" ]; then
+    python3 -m venv "$dir" && pip_install "$dir" "uv==$UV_VERSION" >&2
+  fi
+  echo "$dir/bin/uv"
 }
 
 # ---- Steps, logs, the scratch directory.
