@@ -62,7 +62,9 @@ def _register() -> None:
 
     def _sharding(a: _Spec, b: _Spec) -> list[tuple[list[Placement], list[Placement]]]:
         # The strategies of torch's pointwise rule, of which DTensor picks the one that costs least
-        # to move the inputs to, the first listed among equals: their order matters. Elementwise:
+        # to move the inputs to, the first listed among equals: their order matters (replicas
+        # first; shards before partials, so that an op with a partial rule beside a replica moves
+        # a partial input into the other's shard rather than gathering that shard). Elementwise:
         # replicas give a replica, and a result sharded on dim d needs of each input the rows of
         # that shard (its own dim's shard where it has the dim at full size, else, broadcast, all
         # of it). Non-broadcasting shapes never get here: the fake kernel, run first for the
@@ -73,10 +75,10 @@ def _register() -> None:
         held = {p.reduce_op for x in (a, b) for p in x.placements if p.is_partial()}
         partials = [Partial(op) for op in ("sum", "avg") if held <= {op}]
         rules: list[tuple[list[Placement], list[Placement]]] = [([Replicate()], [Replicate()] * 2)]
-        for p in partials:
-            rules += partial_rules(p)
         for d in range(len(shape)):
             rules.append(([Shard(d)], [follow(a, shape, d), follow(b, shape, d)]))
+        for p in partials:
+            rules += partial_rules(p)
         return rules
 
     # The op, and its name below autograd (_ops.py), which DTensor meets once autograd is done.
