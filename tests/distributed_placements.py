@@ -50,12 +50,23 @@ def cheapest(a: str, b: str, itemsizes: tuple[int, int] = (4, 4)) -> str:
     if len(shards) == 2 and itemsizes[0] != itemsizes[1]:
         # Between two shard dims (one all-to-all either way) the input of fewer bytes moves.
         return a if itemsizes[0] > itemsizes[1] else b
-    partial = partial_result(a, b)
-    if shards or partial is None:
-        # A replica is cut locally and partial sums are reduce-scattered into the shard; between
-        # two shard dims of inputs of one dtype the lower dim wins the tie.
-        return shards[0] if shards else "S0"
-    return partial  # no communication at all
+    partial = partial_result(a, b) or _kept_partial(a, b, itemsizes)
+    if partial is not None:
+        return partial
+    # A replica is cut locally and partial sums are reduce-scattered into the shard; between two
+    # shard dims of inputs of one dtype the lower dim wins the tie.
+    return shards[0] if shards else "S0"
+
+
+def _kept_partial(a: str, b: str, itemsizes: tuple[int, int]) -> str | None:
+    """The partial input whose placement the result keeps where the op's rule keeps a partial
+    only beside a replica (a product's): the other input is all-reduced (a partial of the same
+    kind: cheaper than reduce-scattering both) or gathered (a shard of fewer bytes)."""
+    for (p, q), (p_size, q_size) in (((a, b), itemsizes), ((b, a), itemsizes[::-1])):
+        keeps = partial_result(p, p) is None and partial_result(p, "R") == p
+        if keeps and (q == p or (q.startswith("S") and q_size < p_size)):
+            return p
+    return None
 
 
 def twin_placement(a: str, b: str, itemsizes: tuple[int, int] = (4, 4)) -> str:
