@@ -11,6 +11,8 @@
 #   3. our WHEEL beside it in that venv: both imported in one process, both ops called
 #   4. self-test: a copy renamed but for the dispatcher namespace, the rename a hand edit most
 #      easily gets wrong, must fail the checks of steps 1, 2 and 3
+#   5. the second op: ci/second-op.patch applied to another copy renamed to mul_double, as
+#      docs/make-it-your-own.md's two commands do; its lines by folder (git apply --numstat)
 #   bash ci/check-rename.sh WHEEL [NEW_SNAKE]
 set -euo pipefail
 wheel=$(realpath "${1:?usage: ci/check-rename.sh WHEEL [NEW_SNAKE]}")
@@ -82,6 +84,14 @@ plain_cmake() {  # the CMake package from plain C++, as the copy's README says t
     -D"$(basename "$dir")_DIR=$dir" >/dev/null
   "$venv/bin/ctest" --test-dir "$work/plain-cmake" --output-on-failure | tail -n 1
 }
+second_op() {  # the patch's own header says what it holds and what is still to do
+  local second=$work/second-op
+  tracked_copy "$root" "$second"
+  (cd "$second" && python3 ci/rename.py mul_double >/dev/null && git apply ci/second-op.patch)
+  git apply --numstat ci/second-op.patch | awk '
+    { n = $1 + $2; split($3, part, "/"); by[part[1]] += n; total += n }
+    END { for (folder in by) printf "    %-10s %4d\n", folder, by[folder]; printf "    all %9d\n", total }'
+}
 side_by_side() {
   pip_install "$venv" --no-deps "$wheel"
   "$venv/bin/python" ci/check_rename.py both "$old" "$new"
@@ -108,4 +118,5 @@ step "the names it installs" "$venv/bin/python" ci/check_rename.py alone "$old" 
 step "plain-cmake against its CMake package" plain_cmake
 step "beside $(basename "$wheel") in one process" side_by_side
 step "self-test: a rename that forgot the dispatcher namespace" self_test
+step "the second op: ci/second-op.patch on a copy renamed to mul_double" second_op
 report_steps rename
