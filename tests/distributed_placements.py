@@ -42,6 +42,18 @@ DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32, "f
 TWIN_FOLLOWS_INPUTS = TorchVersion(torch.__version__) < "2.12"
 
 
+def _passes_gradient_on() -> bool:
+    """Whether the op's derivative hands the incoming gradient on as it is (the add's does)."""
+    x, t = torch.ones(2, requires_grad=True), torch.ones(2)
+    return gradients(x, torch.ones(2), t)[0].data_ptr() == t.data_ptr()
+
+
+# Then a rank sums its shard of the incoming gradient itself, a view of the whole that it reads in
+# the whole's order: the bits of the unsharded sum. A gradient made per shard (a product's) is a
+# fresh tensor, summed in its own order: equal within rounding.
+SUMS_IN_THE_WHOLES_ORDER = _passes_gradient_on()
+
+
 def cheapest(a: str, b: str, itemsizes: tuple[int, int] = (4, 4)) -> str:
     """The common placement of a and b (one shape) that DTensor moves them to for least traffic."""
     if a == b and not PLACEMENTS[a].is_partial():
@@ -204,6 +216,7 @@ def check_placements(
                 and operand_placement(out.placements[0], x.shape, out.shape) == Replicate()
             )
             or (x.shape != out.shape and mesh.device_type != "cpu")
+            or not SUMS_IN_THE_WHOLES_ORDER
         ):
             # Summed over the broadcast dims shard by shard, then across ranks (or, on a GPU, by
             # a reduction kernel that may split a shard's sum otherwise than the whole one's).
