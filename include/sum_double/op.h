@@ -48,23 +48,20 @@ inline constexpr const char kName[] = "sum_double::" SUM_DOUBLE_OP_NAME;
 // floating tensors (float16, bfloat16, float32, float64; promotion, broadcasting, torch.add's
 // strides), both on one device; a new tensor. Throws std::runtime_error on bad input or when the op
 // is not registered. The op's own message comes along when this is compiled against torch >= 2.14's
-// headers and runs on torch >= 2.13; otherwise only the failed call is named.
+// headers and runs on torch >= 2.13; otherwise the message names the op and the failed call.
 inline torch::stable::Tensor SUM_DOUBLE_OP(const torch::stable::Tensor& a,
                                            const torch::stable::Tensor& b) {
   std::array<StableIValue, 2> stack{torch::stable::detail::from(a), torch::stable::detail::from(b)};
-  // The name written out in the call: torch's older check prints the call's text, which must say
-  // which op failed (a macro there would print as its own name).
   try {
 // torch's check macros put __FILE__ in their message: name this header, not the path it had on
 // the build machine (a pip build environment that no longer exists, and a different binary each
 // build). The includer's own line numbers are unaffected; the number is the next line's own.
-#line 62 "sum_double/op.h"
+#line 60 "sum_double/op.h"
 #ifdef STABLE_TORCH_ERROR_CODE_CHECK
     STABLE_TORCH_ERROR_CODE_CHECK(
-        torch_call_dispatcher("sum_double::add", "", stack.data(), TORCH_ABI_VERSION));
+        torch_call_dispatcher(kName, "", stack.data(), TORCH_ABI_VERSION));
 #else
-    TORCH_ERROR_CODE_CHECK(
-        torch_call_dispatcher("sum_double::add", "", stack.data(), TORCH_ABI_VERSION));
+    TORCH_ERROR_CODE_CHECK(torch_call_dispatcher(kName, "", stack.data(), TORCH_ABI_VERSION));
 #endif
   } catch (const std::exception& e) {
     if (!detail::op_library_loaded()) {
@@ -75,6 +72,11 @@ inline torch::stable::Tensor SUM_DOUBLE_OP(const torch::stable::Tensor& a,
           "first; in C++, link SumDouble::ops or dlopen the library (`python -m sum_double "
           "--library` prints its path). torch: " +
           std::string(e.what()));
+    }
+    // torch's older check says only which call failed, in this header's text: name the op.
+    if (std::strstr(e.what(), kName) == nullptr &&
+        std::strstr(e.what(), SUM_DOUBLE_OP_CALLER) == nullptr) {
+      throw std::runtime_error(std::string(kName) + ": " + e.what());
     }
     throw;
   }
