@@ -65,8 +65,7 @@ def make_models(
     device: torch.device,
     backend: str | Callable[..., object] = "inductor",
 ) -> dict[str, nn.Module]:
-    """One compiled stack per op (the op or its twin), each with the same weights (drawn from
-    seed 0)."""
+    """One compiled stack per op (the op or its twin), each with the same weights (seed 0)."""
     models = {}
     for name, combine in ops.items():
         torch.manual_seed(0)
@@ -108,9 +107,8 @@ def train_step(model: nn.Module, x: torch.Tensor) -> None:
 
 def turn_orders(names: list[str]) -> list[list[str]]:
     """Every rotation of the models' order, forwards and backwards: over a cycle each model takes
-    each place in a round equally often (flipping one order alone keeps the middle one of three
-    in the middle, where it read 1-2% slower than the same graph elsewhere: NOTES, "Fusing the
-    op")."""
+    each place in a round equally often (one order and its flip keep the middle one of three in
+    the middle, where it read 1-2% slower than elsewhere: NOTES, "Fusing the op")."""
     rotations = [names[i:] + names[:i] for i in range(len(names))]
     return rotations + [order[::-1] for order in rotations]
 
@@ -128,8 +126,7 @@ def time_steps(
     samples: dict[str, list[float]] = {name: [] for name in models}
     for order in rounds:
         for name in order:
-            # Untimed, so that each turn starts with its own model warm in the caches, whichever
-            # ran before it.
+            # Untimed: each turn starts with its own model warm in the caches, whatever ran before.
             train_step(models[name], x)
             sync()
             t0 = time.perf_counter()

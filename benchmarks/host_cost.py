@@ -12,14 +12,13 @@ torch's C++ autograd fallback (what `torch.ops.sum_double._<NAME>`, the op below
 compiled graphs call, pays), the op's Python autograd kernel (what `torch.ops.sum_double.<NAME>`
 pays even when nothing needs grad), and the wrapper's routes (`sum_double._public`: the fast one on
 torch's private names, which `sum_double.<NAME>` takes where they exist, and the public one).
-<NAME> and the twin are the package's own (its _definition.py): a copy made into another op times
-that one.
+<NAME> and the twin are the package's own (_definition.py), as is what a copy times.
 
     python benchmarks/host_cost.py [--device cuda] [--n 1024] [--calls 2000] [--rounds 15]
                                    [--cpu-time] [--evict MIB] [--compiled]
 
---cpu-time (CPU only) times with this thread's CPU time instead of the wall clock: on a machine
-shared with other work, the time the core spends on other processes then stays out.
+--cpu-time (CPU only) times with this thread's CPU time, not the wall clock: on a shared machine,
+the time the core spends on other processes stays out.
 --evict MIB (CPU only) writes MIB of memory before each call, on one thread, and times the calls
 one by one, the callables in turn (each figure is then the median call): every host path starts
 with the caches that a large input leaves it (a kernel that has just streamed through megabytes),
@@ -85,10 +84,8 @@ def per_call_us(
 def _below_autograd_op() -> torch._ops.OpOverload:
     """What graphs traced below autograd call: the op's name there, or the op itself in a tree
     from before that name existed (host_cost_ab.sh times older trees too)."""
-    below = f"_{NAME}"
-    if hasattr(torch.ops.sum_double, below):
-        return getattr(torch.ops.sum_double, below).default
-    return getattr(torch.ops.sum_double, NAME).default
+    ops = torch.ops.sum_double
+    return getattr(ops, f"_{NAME}", getattr(ops, NAME)).default
 
 
 def twin_aten_op() -> torch._ops.OpOverload:
@@ -137,9 +134,7 @@ def compiled_table(
         "1 grad": lambda: one_grad(xg, yg),
         "9 grad": lambda: nine_grad(xg, yg),
         "op": lambda: op(x, y),
-        "check": lambda: assert_tensor_metadata(
-            out, tuple(out.shape), out.stride(), out.dtype, "op"
-        ),
+        "check": lambda: assert_tensor_metadata(out, (*out.shape,), out.stride(), out.dtype, "op"),
     }
     times = per_call_us(fns, device, calls // 4, rounds, clock)
     print("  inside a compiled graph (inductor), one call of the op:")

@@ -20,8 +20,6 @@ from pathlib import Path
 from git_tree import read_text, tracked
 from rename import forms, pattern
 
-# The template's op. The recipe renames its namespace; the op's own name is yours to change.
-OP = "add"
 failures: list[str] = []
 
 
@@ -32,13 +30,18 @@ def check(ok: object, what: str) -> None:
 
 
 def call_op(torch, namespace: str, module) -> None:
-    """The registered op and the package's Python call, against torch.add, with a gradient."""
+    """The registered op and the package's Python call against the op's twin, with a gradient:
+    name, twin and formula as the package's _definition.py has them (a copy's op is its own)."""
+    op_def = importlib.import_module(f"{module.__name__}._definition")
+    name, twin = op_def.NAME, op_def.TWIN
     a, b = torch.randn(1000, dtype=torch.float64), torch.randn(1000, dtype=torch.float64)
-    op = getattr(getattr(torch.ops, namespace), OP, None)
-    check(op is not None and torch.equal(op(a, b), a + b), f"torch.ops.{namespace}.{OP}: a + b")
-    a.requires_grad_()
-    getattr(module, OP)(a, b).sum().backward()
-    check(torch.equal(a.grad, torch.ones_like(a)), f"{module.__name__}.{OP} has a gradient")
+    op = getattr(getattr(torch.ops, namespace), name, None)
+    ok = op is not None and torch.equal(op(a, b), twin(a, b))
+    check(ok, f"torch.ops.{namespace}.{name}: {op_def.FORMULA}")
+    x, y = a.clone().requires_grad_(), a.clone().requires_grad_()
+    getattr(module, name)(x, b).sum().backward()
+    twin(y, b).sum().backward()
+    check(torch.equal(x.grad, y.grad), f"{module.__name__}.{name} has its twin's gradient")
 
 
 def ops_in(torch, name: str) -> list[str]:
@@ -58,7 +61,6 @@ def alone(old: str, new: str) -> None:
 
     module = importlib.import_module(n["snake"])
     call_op(torch, n["snake"], module)
-    check(not hasattr(getattr(torch.ops, o["snake"]), OP), f"no torch.ops.{o['snake']}.{OP}")
     check(not ops_in(torch, old), f"no op in a {o['snake']} namespace: {ops_in(torch, old)}")
 
     # Every file the wheel installed, names and bytes (metadata, CMake package, headers, .so).

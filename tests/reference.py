@@ -12,8 +12,8 @@ TWIN_NAME = f"torch.{TWIN.__name__}"  # as messages, scripts and benchmark table
 
 def as_read(a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
     """a and b as the op reads them, where its twin reads one otherwise (e.g. a 0-dim input at its
-    own precision): the one place that says so. The add reads them as torch.add does."""
-    return a, b
+    own precision): the one place that says so."""
+    return a, b  # the add reads them as torch.add does
 
 
 def reference(a: Tensor, b: Tensor) -> Tensor:
@@ -40,9 +40,10 @@ def tangent(a: Tensor, b: Tensor, ta: Tensor | None, tb: Tensor | None) -> Tenso
 
 def partial_result(a: str, b: str) -> str | None:
     """The Partial the op's sharding rule gives inputs placed ``a`` and ``b`` (names of
-    tests/distributed_placements.py's PLACEMENTS) with no communication, or None. An add is linear
-    in each input: partial sums (or means) of both give those of the result, and a replica is
-    split into partial sums locally; partial maxima are no partial sums of anything."""
+    tests/distributed_placements.py's PLACEMENTS) with no communication, or None. Partial maxima
+    are no partial sums of anything."""
+    # An add is linear in each input: partial sums (or means) of both give those of the result,
+    # and a replica is split into partial sums locally.
     held = {a, b} - {"R"}
     return held.pop() if held in ({"P"}, {"Pavg"}) else None
 

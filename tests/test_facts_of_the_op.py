@@ -39,7 +39,7 @@ def derivatives(f: Op, x: Tensor, y: Tensor, t: Tensor) -> dict[str, Tensor]:
     }
 
 
-# Each of derivatives() as the add has it, of x, y and t.
+# Each of derivatives() as the op has it, of x, y and t.
 FACTS = {
     "grad-of-a": lambda x, y, t: t,
     "grad-of-b": lambda x, y, t: t,
@@ -49,8 +49,7 @@ FACTS = {
     "tangent-in-a": lambda x, y, t: t,
     "tangent-in-both": lambda x, y, t: t + 2 * t,
 }
-# Those that are t itself, not a copy: d(a + b)/da = d(a + b)/db = identity, so the backward hands
-# the incoming gradient on as it is (the seed cloned twice).
+# Those that are t itself, not a copy (the add's backward hands it on; the seed cloned it twice).
 UNCOPIED = {"grad-of-a", "grad-of-b"}
 
 

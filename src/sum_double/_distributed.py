@@ -55,10 +55,9 @@ def _register() -> None:
 
     def partial_rules(p: Placement) -> list[tuple[list[Placement], list[Placement]]]:
         """The op's own part of the rule: the inputs' placements from which the result is the
-        Partial ``p`` with no communication. An add is linear in each input: partial sums or means
-        of a and b (broadcast or not) give those of a + b. A product is linear in one input only
-        while the other is a replica; a nonlinear op has no such rule (return [])."""
-        return [([p], [p, p])]
+        Partial ``p`` with no communication, where the op is linear (a product is in one input
+        while the other is a replica; a nonlinear op is in neither: return [])."""
+        return [([p], [p, p])]  # an add is linear in each input, broadcast or not
 
     def _sharding(a: _Spec, b: _Spec) -> list[tuple[list[Placement], list[Placement]]]:
         # The strategies of torch's pointwise rule, of which DTensor picks the one that costs least
