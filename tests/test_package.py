@@ -441,6 +441,10 @@ def test_cli_help_is_plain_words_without_torch() -> None:
     assert "seed" not in text
     for words in ("demo ", "info ", "--device", "--cmakedir", "--includes", "--library"):
         assert words in text
+    # The op in _definition.py's words, read there without torch: a copy's help names its own.
+    assert text.startswith(f"usage: python -m {sum_double.__name__} ")
+    assert f"{QUALNAME}(a, b) computes {FORMULA} as a PyTorch operator" in text
+    assert f"checks {QUALNAME} against {TWIN_NAME} on random data" in text
 
 
 def test_cli_refuses_a_bad_command_line_without_torch() -> None:

@@ -7,22 +7,42 @@ import would cost them seconds each time. Only the device check, which needs bot
 """
 
 import argparse
+import ast
 import re
 import sys
+from pathlib import Path
 
 from . import _cpp
 
-_DESCRIPTION = """\
-sum_double.add(a, b) computes a + b as a PyTorch operator, with autograd, on CPU and CUDA.
+
+def _op_words() -> dict[str, str]:
+    """NAME, FORMULA and TWIN as ``_definition.py`` writes them, read from its source: importing
+    it would import torch."""
+    words = {}
+    for node in ast.parse(Path(__file__).with_name("_definition.py").read_text()).body:
+        if isinstance(node, ast.Assign) and isinstance(target := node.targets[0], ast.Name):
+            if target.id in ("NAME", "FORMULA"):
+                words[target.id] = ast.literal_eval(node.value)
+            elif target.id == "TWIN":
+                words["TWIN"] = ast.unparse(node.value)
+    return words
+
+
+def _description() -> str:
+    words = _op_words()
+    op, twin = f"{__package__}.{words['NAME']}", words["TWIN"]
+    return f"""\
+{op}(a, b) computes {words["FORMULA"]} as a PyTorch operator, with autograd, on CPU and CUDA.
 This command tries it out, says how it was built, and tells C++ builds where its files are.
 
 commands:
-  demo   (the default) checks sum_double.add against torch.add on random data: the values
+  demo   (the default) checks {op} against {twin} on random data: the values
          must be the same bits, the gradients right. Then it times both at a few sizes: a
          quick look on this machine, not a benchmark.
   info   how this build was made (the torch it was built against, CPU-only or CUDA, which
          GPUs it has code for) and what it runs on here: torch, the NVIDIA driver, the GPUs.
 """
+
 
 _EPILOG = """\
 --cmakedir, --includes and --library answer without importing torch.
@@ -34,7 +54,7 @@ package: python benchmarks/bench.py --help.
 def parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m sum_double",
-        description=_DESCRIPTION,
+        description=_description(),
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -88,7 +108,7 @@ _DEVICE = re.compile(r"cpu|cuda(?::(0|[1-9][0-9]*))?", re.ASCII)
 
 
 def device_problem(device: str) -> str | None:
-    """Why sum_double.add cannot run on ``device`` (cpu, cuda or cuda:N) here, as one line for
+    """Why the op cannot run on ``device`` (cpu, cuda or cuda:N) here, as one line for
     ``parser.error``; None when it can.
 
     Checked before any work, so that a bad --device ends in that line and status 2, not a torch
