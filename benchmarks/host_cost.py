@@ -5,14 +5,13 @@ Each figure is the median over rounds of (wall time of `calls` back-to-back call
 divided by `calls`. The callables of one table take their rounds in turn, so that whatever else
 the machine does falls on each alike (on a shared VM it swings by 2x).
 
-The headline rows set the op's public call against its twin's (the torch op it matches). Below
+The headline rows set the op's public call against its twin's (both named by _definition.py). Below
 them, each table adds one layer at a time, so that the differences between its rows are what each
 layer costs: calling an op through torch.ops at all (the twin's ATen op), our op's C++ layer,
 torch's C++ autograd fallback (what `torch.ops.sum_double._<NAME>`, the op below autograd, which
 compiled graphs call, pays), the op's Python autograd kernel (what `torch.ops.sum_double.<NAME>`
 pays even when nothing needs grad), and the wrapper's routes (`sum_double._public`: the fast one on
 torch's private names, which `sum_double.<NAME>` takes where they exist, and the public one).
-<NAME> and the twin are the package's own (_definition.py), as is what a copy times.
 
     python benchmarks/host_cost.py [--device cuda] [--n 1024] [--calls 2000] [--rounds 15]
                                    [--cpu-time] [--evict MIB] [--compiled]
@@ -174,7 +173,6 @@ def main() -> None:
     op = getattr(torch.ops.sum_double, NAME).default
     public = _public.public_route
     aten = twin_aten_op()
-    # The rows' names: torch.ops.sum_double.<NAME>, ._<NAME> (below autograd), the twin's ATen op.
     op_name, below_name = f"torch.ops.{QUALNAME}", f"torch.ops.sum_double._{NAME}"
     aten_name = f"torch.ops.{aten}"
 
