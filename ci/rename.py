@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from git_tree import git, read_text, tracked
-from records import REMOVED, drop_records
+from records import RECORDS, REMOVED, drop_records
 
 # The project's name. The rename rewrites this line too, so a renamed copy can be renamed again.
 PROJECT = "sum_double"
@@ -165,7 +165,12 @@ def rename(root: Path, old: str, new: str) -> None:
         refuse(f"{new!r} is a C++ keyword, so it cannot name the C++ namespace")
     if not find(root, old):
         refuse(f"no form of {old!r} in the tracked files of {root}: renamed already?")
-    clash = find(root, new, skip_contents=RECIPE_FILES)
+    # The records may name the new one (a measurement of a copy): they go, or are cut, below.
+    clash = [
+        hit
+        for hit in find(root, new, skip_contents=RECIPE_FILES)
+        if not hit.startswith(tuple(RECORDS))
+    ]
     if clash:
         refuse(f"the tree already writes {new!r}: renamed already, or pick another name", clash)
 
