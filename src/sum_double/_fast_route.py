@@ -12,7 +12,7 @@ import torch.autograd.forward_ad as _forward_ad
 from torch import Tensor
 
 from ._autograd import CtxFunction, Function
-from ._ops import BELOW_AUTOGRAD
+from ._ops import BELOW_AUTOGRAD, OP_PACKET
 from ._public import Route, use_route
 
 
@@ -22,8 +22,10 @@ def make_fast_route() -> Route | None:
     try:
         functorch_active = torch._C._are_functorch_transforms_active
         unwrap_if_dead = torch._C._functorch.unwrap_if_dead
+        is_tracing = torch._C._is_tracing  # torch.jit.is_tracing less its Python
     except AttributeError:
         return None
+    has_torch_function = torch.overrides.has_torch_function_variadic
     if not hasattr(_forward_ad, "_current_level"):  # read on each call: dual_level() rebinds it
         return None
     # Function.apply is Python up to torch 2.13 (C from 2.14): outside a torch.func transform,
@@ -31,6 +33,8 @@ def make_fast_route() -> Route | None:
     apply = super(torch.autograd.Function, CtxFunction).apply
 
     def fast_route(a: Tensor, b: Tensor) -> Tensor:
+        if has_torch_function(a, b) or is_tracing():  # the public route's reason
+            return OP_PACKET(a, b)
         if (
             (a.requires_grad or b.requires_grad) and torch.is_grad_enabled()
         ) or _forward_ad._current_level >= 0:

@@ -11,6 +11,7 @@ import torch
 from ._definition import NAME
 
 QUALNAME = f"{__package__}.{NAME}"  # how messages name the op: sum_double.add
-OP = getattr(torch.ops.sum_double, NAME).default
+OP_PACKET = getattr(torch.ops.sum_double, NAME)  # as callers name it, and overrides and traces see
+OP = OP_PACKET.default
 BELOW_AUTOGRAD = getattr(torch.ops.sum_double, f"_{NAME}").default
 OPS = (OP, BELOW_AUTOGRAD)  # what the fake kernel, vmap and sharding rules are registered for

@@ -10,7 +10,7 @@ from torch import Tensor
 from ._autograd import Function, differentiable
 from ._definition import FORMULA, NAME, TWIN_NAME
 from ._errors import argument_error, is_out_of_memory
-from ._ops import BELOW_AUTOGRAD, OP, QUALNAME
+from ._ops import BELOW_AUTOGRAD, OP, OP_PACKET, QUALNAME
 
 _is_compiling = torch.compiler.is_compiling  # bound once: the call asks on every call
 Route = Callable[[Tensor, Tensor], Tensor]
@@ -18,7 +18,10 @@ Route = Callable[[Tensor, Tensor], Tensor]
 
 def public_route(a: Tensor, b: Tensor) -> Tensor:
     """The op on public torch APIs: the Function, which torch.func transforms take, where a
-    gradient or tangent is wanted; else the op below autograd."""
+    gradient or tangent is wanted; else the op below autograd. But the op as callers name it
+    where a ``__torch_function__`` override or mode, or ``torch.jit.trace``, is to see the call."""
+    if torch.overrides.has_torch_function_variadic(a, b) or torch.jit.is_tracing():
+        return OP_PACKET(a, b)
     return Function.apply(a, b) if differentiable(a, b) else BELOW_AUTOGRAD(a, b)
 
 
