@@ -18,8 +18,10 @@ Fn = Callable[[Tensor, Tensor], Tensor]
 
 @contextlib.contextmanager
 def deprecated_jit() -> Iterator[None]:
-    with warnings.catch_warnings():  # torch 2.14 deprecates torch.jit, which still works
-        warnings.filterwarnings("ignore", r"`torch\.jit\.\w+` is deprecated", FutureWarning)
+    # torch deprecates torch.jit, which still works: a DeprecationWarning in 2.10, a FutureWarning
+    # in 2.14.
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", r"`torch\.jit\.\w+` is deprecated")
         yield
 
 
