@@ -8,7 +8,7 @@ import pytest
 import torch
 from torch import Tensor
 
-from reference import gradients, reference
+from reference import gradients, reference, tangent
 from support import OP_PACKET, Op, assert_bitwise_equal
 
 
@@ -60,3 +60,17 @@ def test_a_mode_sees_the_op(device: str, wrapper: Op, grad: bool) -> None:
         out = wrapper(a, b)
     assert mode.seen == [OP_PACKET]
     assert_bitwise_equal(out, reference(a, b))
+
+
+@pytest.mark.parametrize("context", ["mode", "device"])
+def test_torch_func_transforms_under_a_mode(device: str, wrapper: Op, context: str) -> None:
+    # A mode is on for whole programs (torch.set_default_device is one): torch.func transforms of
+    # the call still work there, though the op's autograd kernel cannot run inside them.
+    a, b, t = (torch.randn(3, 4, device=device) for _ in range(3))
+    with LoggedMode() if context == "mode" else torch.device(device):
+        grad = torch.func.grad(lambda x: (wrapper(x, b) * t).sum())(a)
+        _, jvp_out = torch.func.jvp(lambda x: wrapper(x, b), (a,), (t,))
+        batched = torch.func.vmap(wrapper)(a, b)
+    assert_bitwise_equal(grad, gradients(a, b, t)[0])
+    assert_bitwise_equal(jvp_out, tangent(a, b, t, None))
+    assert_bitwise_equal(batched, reference(a, b))

@@ -33,8 +33,8 @@ def make_fast_route() -> Route | None:
     apply = super(torch.autograd.Function, CtxFunction).apply
 
     def fast_route(a: Tensor, b: Tensor) -> Tensor:
-        if has_torch_function(a, b) or is_tracing():  # the public route's reason
-            return OP_PACKET(a, b)
+        if (has_torch_function(a, b) or is_tracing()) and not functorch_active():
+            return OP_PACKET(a, b)  # the public route's reasons
         if (
             (a.requires_grad or b.requires_grad) and torch.is_grad_enabled()
         ) or _forward_ad._current_level >= 0:

@@ -13,6 +13,8 @@ from ._errors import argument_error, is_out_of_memory
 from ._ops import BELOW_AUTOGRAD, OP, OP_PACKET, QUALNAME
 
 _is_compiling = torch.compiler.is_compiling  # bound once: the call asks on every call
+# No public API says whether a torch.func transform is active; torch 2.10-2.15 have this one.
+_functorch_active = getattr(torch._C, "_are_functorch_transforms_active", lambda: False)
 Route = Callable[[Tensor, Tensor], Tensor]
 
 
@@ -20,7 +22,8 @@ def public_route(a: Tensor, b: Tensor) -> Tensor:
     """The op on public torch APIs: the Function, which torch.func transforms take, where a
     gradient or tangent is wanted; else the op below autograd. But the op as callers name it
     where a ``__torch_function__`` override or mode, or ``torch.jit.trace``, is to see the call."""
-    if torch.overrides.has_torch_function_variadic(a, b) or torch.jit.is_tracing():
+    seen = torch.overrides.has_torch_function_variadic(a, b) or torch.jit.is_tracing()
+    if seen and not _functorch_active():  # whose transforms cannot enter the op's autograd kernel
         return OP_PACKET(a, b)
     return Function.apply(a, b) if differentiable(a, b) else BELOW_AUTOGRAD(a, b)
 
