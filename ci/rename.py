@@ -39,7 +39,6 @@ RECIPE_FILES = {
     "ci/rename.py",
     "ci/check-rename.sh",
     "ci/check_rename.py",
-    "ci/check-second-op.sh",
     "ci/second-op.patch",
     "docs/make-it-your-own.md",
 }

@@ -1,7 +1,7 @@
-"""The facts of the add alone, which hold of no other op: its derivatives, through every route and
-in every dtype, and torch.add's alpha=, refused. A copier replaces this file with its own op's
-facts (and tests/reference.py); every other test compares the op with tests/reference.py, which
-is how they run unchanged for another op."""
+"""The facts of the op alone, which hold of no other op: its derivatives, through every route and
+in every dtype, and the arguments of its twin that it refuses. A copier replaces this file with
+its own op's facts (and tests/reference.py); every other test compares the op with
+tests/reference.py, which is how they run unchanged for another op."""
 
 import re
 
