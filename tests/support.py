@@ -18,7 +18,7 @@ from torch.torch_version import TorchVersion
 
 import sum_double
 from sum_double._definition import NAME
-from sum_double._ops import BELOW_AUTOGRAD, OP, QUALNAME  # noqa: F401 (for the test modules)
+from sum_double._ops import BELOW_AUTOGRAD, OP, OP_PACKET, QUALNAME  # noqa: F401 (for the test modules)
 
 from reference import reference
 
@@ -26,7 +26,6 @@ from reference import reference
 # sum_double.<NAME>, torch.ops.sum_double.<NAME> (OP is its .default) and, below autograd,
 # torch.ops.sum_double._<NAME>, as graphs, profiler records and generated code name them.
 op = getattr(sum_double, NAME)
-OP_PACKET = getattr(torch.ops.sum_double, NAME)
 OP_NAME = f"torch.ops.{QUALNAME}"
 BELOW_NAME = f"torch.ops.sum_double._{NAME}"
 
