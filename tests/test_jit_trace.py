@@ -2,6 +2,8 @@
 autograd, trains with the twin's gradients, and saves and loads, as a trace of the twin does."""
 
 import contextlib
+import subprocess
+import sys
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -70,3 +72,15 @@ def test_the_trace_saves_and_loads(device: str, tmp_path: Path) -> None:
     a, b = inputs(device, True)
     for got, want in zip(grads(loaded, a, b), grads(model(TWIN), a, b), strict=True):
         assert_bitwise_equal(got, want)
+
+
+def test_loading_without_the_import_names_the_op(tmp_path: Path) -> None:
+    # docs/deploying.md quotes these words: a saved trace loads only once the op is registered.
+    with deprecated_jit():
+        torch.jit.save(trace(model(op), *inputs("cpu", False)), str(tmp_path / "traced.pt"))
+    load = f"import torch; torch.jit.load({str(tmp_path / 'traced.pt')!r})"
+    child = subprocess.run(
+        [sys.executable, "-c", load], capture_output=True, text=True, timeout=120
+    )
+    assert child.returncode != 0
+    assert f"Unknown builtin op: {OP_PACKET._qualified_op_name}." in child.stderr, child.stderr
