@@ -11,13 +11,16 @@ from torch.distributed.device_mesh import DeviceMesh
 
 from distributed_placements import (
     DTYPES,
+    PLACEMENTS,
     ROUTES,
     TWIN_FOLLOWS_INPUTS,
     cheapest,
     check_placements,
+    random_dtensor,
     twin_placement,
 )
-from reference import PARTIAL_BROADCAST
+from reference import PARTIAL_BROADCAST, TWIN, as_read
+from support import assert_bitwise_equal
 
 # On two ranks 4 x 6 splits evenly, 5 x 3 unevenly in both dims (3 + 2 rows, 2 + 1 columns).
 SHAPES = {"even": (4, 6), "uneven": (5, 3)}
@@ -145,3 +148,26 @@ def _broadcast_cases() -> dict[str, Callable[[DeviceMesh], None]]:
 PLACEMENT_CASES = _placement_cases()
 MIXED_DTYPE_CASES = _mixed_dtype_cases()
 BROADCAST_CASES = _broadcast_cases()
+
+
+# out=, A+B->OUT: DTensor runs the out= form as the op and a copy (src/sum_double/_out.py), so out
+# keeps its placement and holds the twin's values into a tensor of that placement.
+OUT_PLACEMENTS = [("S0", "R", "S0"), ("S0", "S0", "R"), ("R", "S1", "S0"), ("P", "R", "R")]
+
+
+def check_out(mesh: DeviceMesh, pa: str, pb: str, po: str) -> None:
+    shape = SHAPES["uneven"]
+    a, b = (random_dtensor(shape, PLACEMENTS[p], mesh, seed) for p, seed in ((pa, 1), (pb, 2)))
+    out, twin_out = (random_dtensor(shape, PLACEMENTS[po], mesh, 3) for _ in range(2))
+    result = ROUTES["wrapper"](a, b, out=out)
+    TWIN(*as_read(a, b), out=twin_out)
+    got, want = out.full_tensor(), twin_out.full_tensor()
+    assert result is out
+    assert out.placements == (PLACEMENTS[po],), out.placements
+    assert_bitwise_equal(got, want)
+
+
+OUT_CASES = {
+    f"out-{pa}+{pb}->{po}": lambda mesh, a=pa, b=pb, o=po: check_out(mesh, a, b, o)
+    for pa, pb, po in OUT_PLACEMENTS
+}

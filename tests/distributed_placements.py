@@ -100,7 +100,7 @@ def operand_placement(out: Placement, shape: torch.Size, out_shape: torch.Size) 
     return out
 
 
-def _dtensor(
+def random_dtensor(
     shape: tuple[int, ...],
     placement: Placement,
     mesh: DeviceMesh,
@@ -148,20 +148,20 @@ def check_placements(
     """
     call = ROUTES[route]
     da, db = (DTYPES[d] for d in dtypes)
-    a = _dtensor(shapes[0], PLACEMENTS[pa], mesh, seed=1, dtype=da).requires_grad_()
-    b = _dtensor(shapes[1], PLACEMENTS[pb], mesh, seed=2, dtype=db).requires_grad_()
+    a = random_dtensor(shapes[0], PLACEMENTS[pa], mesh, seed=1, dtype=da).requires_grad_()
+    b = random_dtensor(shapes[1], PLACEMENTS[pb], mesh, seed=2, dtype=db).requires_grad_()
     out = call(a, b)
     with torch.no_grad():  # the wrapper skips autograd here: another way into DTensor
         out_no_grad = call(a, b)
     with torch.inference_mode():  # no autograd key at all: DTensor meets the op's public name
         out_inference = call(a, b)
     ref = reference(a, b)
-    grad = _dtensor(out.shape, out.placements[0], mesh, seed=3, dtype=out.dtype)
+    grad = random_dtensor(out.shape, out.placements[0], mesh, seed=3, dtype=out.dtype)
     ga, gb = torch.autograd.grad(out, (a, b), grad)
     ref_grad = (
         grad
         if ref.placements == out.placements
-        else _dtensor(ref.shape, ref.placements[0], mesh, seed=3, dtype=ref.dtype)
+        else random_dtensor(ref.shape, ref.placements[0], mesh, seed=3, dtype=ref.dtype)
     )
     ref_ga, ref_gb = gradients(a, b, ref_grad)
     # The reference's derivative of the op's incoming gradient, where the twin's placements are not

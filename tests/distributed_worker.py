@@ -20,7 +20,7 @@ import torch
 import torch.distributed as dist
 from torch.distributed.device_mesh import init_device_mesh
 
-from distributed_cases import BROADCAST_CASES, MIXED_DTYPE_CASES, PLACEMENT_CASES
+from distributed_cases import BROADCAST_CASES, MIXED_DTYPE_CASES, OUT_CASES, PLACEMENT_CASES
 from distributed_training import check_fsdp2_step, check_tensor_parallel_block
 
 # Every case by name, in the order the ranks run and report them: the DTensor case tables
@@ -29,6 +29,7 @@ CASES = {
     **PLACEMENT_CASES,
     **MIXED_DTYPE_CASES,
     **BROADCAST_CASES,
+    **OUT_CASES,
     "fsdp2_step": check_fsdp2_step,
     "tensor_parallel_block": check_tensor_parallel_block,
 }

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from distributed_cases import BROADCAST_CASES, MIXED_DTYPE_CASES, PLACEMENT_CASES
+from distributed_cases import BROADCAST_CASES, MIXED_DTYPE_CASES, OUT_CASES, PLACEMENT_CASES
 from reference import TWIN_NAME
 from support import NAME, Runs, run_side_by_side
 
@@ -124,6 +124,12 @@ def test_mixed_dtypes(job: Job, case: str) -> None:
 def test_broadcast(job: Job, case: str) -> None:
     # GROUP[_SHAPES]-ROUTE-A+B: bias adds and size-1 dims placed as the twin places them, values
     # and gradients (summed over the broadcast dims) the reference's on the same DTensors.
+    _passed(job, case)
+
+
+@pytest.mark.parametrize("case", OUT_CASES)
+def test_out(job: Job, case: str) -> None:
+    # out-A+B->OUT: out= into a DTensor keeps out's placement and holds the twin's values.
     _passed(job, case)
 
 

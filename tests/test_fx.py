@@ -1,9 +1,10 @@
 """torch.fx.symbolic_trace through the public call, as feature extractors and FX passes use it."""
 
+import pytest
 import torch
 
 from reference import reference
-from support import OP, assert_bitwise_equal, op
+from support import OP, OP_PACKET, assert_bitwise_equal, op
 
 
 class Block(torch.nn.Module):
@@ -43,3 +44,23 @@ def test_traced_module_matches_eager(device: str) -> None:
     want = torch.autograd.grad(ref, (x, y, block.bias), grad)
     for g, w in zip(got, want, strict=True):
         assert_bitwise_equal(g, w)
+
+
+class Writes(torch.nn.Module):
+    def forward(self, x: torch.Tensor, y: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
+        return op(x, y, out=out)
+
+
+def test_out_is_recorded_and_runs() -> None:
+    traced = torch.fx.symbolic_trace(Writes())
+    assert _targets(traced) == [OP_PACKET.out]
+    x, y, out = torch.randn(4, 5), torch.randn(5), torch.empty(4, 5)
+    assert traced(x, y, out) is out
+    assert_bitwise_equal(out, reference(x, y))
+
+
+def test_a_trace_of_the_function_refuses_out_as_it_runs() -> None:
+    # Traced from the call itself, out is a parameter the graph cannot branch on: None, or refused.
+    x = torch.randn(3)
+    with pytest.raises(TypeError, match=r"traced from .* itself, whose out= it cannot take"):
+        torch.fx.symbolic_trace(op)(x, x, out=torch.empty(3))

@@ -16,6 +16,8 @@
 STABLE_TORCH_LIBRARY(sum_double, m) {
   m.def(SUM_DOUBLE_OP_NAME SUM_DOUBLE_OP_SIGNATURE);
   m.def("_" SUM_DOUBLE_OP_NAME SUM_DOUBLE_OP_SIGNATURE);  // below autograd (kOpNames)
+  m.def(SUM_DOUBLE_OP_NAME ".out" SUM_DOUBLE_OP_OUT_SIGNATURE);
+  m.def("_" SUM_DOUBLE_OP_NAME ".out" SUM_DOUBLE_OP_OUT_SIGNATURE);
 }
 
 namespace sum_double::op {
@@ -36,31 +38,6 @@ struct ShimCodes {
 const ShimCodes& shim_codes() {
   static const ShimCodes codes;
   return codes;
-}
-
-// What the checks compare, each asked of torch once per tensor.
-struct Facts {
-  int32_t layout = 0, dtype = 0, device_type = 0, device_index = 0;
-  int64_t* sizes = nullptr;
-  int64_t* strides = nullptr;
-  int64_t dim = 0;
-};
-
-Facts facts_of(const Tensor& t, const char* name) {
-  check_defined(t, name);
-  Facts f;
-  CHECK_SHIM(aoti_torch_get_layout(t.get(), &f.layout));
-  // The dispatcher sends other layouts elsewhere (reject_unsupported.cpp); this keeps the kernels
-  // safe should one arrive all the same.
-  SUM_DOUBLE_CHECK(f.layout == shim_codes().strided, kPrefix, "expected ", name,
-                   " to be a dense (torch.strided) tensor");
-  CHECK_SHIM(aoti_torch_get_dtype(t.get(), &f.dtype));
-  CHECK_SHIM(aoti_torch_get_device_type(t.get(), &f.device_type));
-  CHECK_SHIM(aoti_torch_get_device_index(t.get(), &f.device_index));
-  CHECK_SHIM(aoti_torch_get_sizes(t.get(), &f.sizes));
-  CHECK_SHIM(aoti_torch_get_strides(t.get(), &f.strides));
-  CHECK_SHIM(aoti_torch_get_dim(t.get(), &f.dim));
-  return f;
 }
 
 DType launcher_dtype(int32_t code, const char* name) {
@@ -99,6 +76,23 @@ Tensor new_tensor(const Inputs& in, const int64_t* strides) {
 }
 
 }  // namespace
+
+Facts facts_of(const Tensor& t, const char* name) {
+  check_defined(t, name);
+  Facts f;
+  CHECK_SHIM(aoti_torch_get_layout(t.get(), &f.layout));
+  // The dispatcher sends other layouts elsewhere (reject_unsupported.cpp); this keeps the kernels
+  // safe should one arrive all the same.
+  SUM_DOUBLE_CHECK(f.layout == shim_codes().strided, kPrefix, "expected ", name,
+                   " to be a dense (torch.strided) tensor");
+  CHECK_SHIM(aoti_torch_get_dtype(t.get(), &f.dtype));
+  CHECK_SHIM(aoti_torch_get_device_type(t.get(), &f.device_type));
+  CHECK_SHIM(aoti_torch_get_device_index(t.get(), &f.device_index));
+  CHECK_SHIM(aoti_torch_get_sizes(t.get(), &f.sizes));
+  CHECK_SHIM(aoti_torch_get_strides(t.get(), &f.strides));
+  CHECK_SHIM(aoti_torch_get_dim(t.get(), &f.dim));
+  return f;
+}
 
 Inputs check_inputs(const Tensor& a, const Tensor& b) {
   const Facts fa = facts_of(a, "a");
@@ -148,20 +142,27 @@ Inputs check_inputs(const Tensor& a, const Tensor& b) {
   return in;
 }
 
-Operands make_operands(const Tensor& a, const Tensor& b, const Inputs& in) {
+Operands make_operands(const Tensor& a, const Tensor& b, const Inputs& in, const Tensor* into) {
   std::array<int64_t, kMaxDims> out_strides;
   Tensor out;
-  // Allocation fails here, on a full GPU or one already broken by an earlier error. torch's
-  // reason may come along (library_facts.h), or only the failed call's name, so say
-  // what was being allocated. The Python wrapper turns either into torch.OutOfMemoryError, or
-  // raises the earlier error.
-  torch_add_strides(in, out_strides.data());
-  try {
-    out = new_tensor(in, out_strides.data());
-  } catch (const std::exception& e) {
-    fail(kPrefix, "could not allocate memory for ", shape_of(in.sizes, in.dim), " ",
-         dtype_name(in.out_torch_dtype), " elements on ",
-         device_name(in.device_type, in.device_index), ": ", e.what());
+  if (into != nullptr) {  // out=, already checked and resized (out_arg.cpp)
+    out = *into;
+    int64_t* strides = nullptr;
+    CHECK_SHIM(aoti_torch_get_strides(out.get(), &strides));
+    std::copy(strides, strides + in.dim, out_strides.begin());
+  } else {
+    // Allocation fails here, on a full GPU or one already broken by an earlier error. torch's
+    // reason may come along (library_facts.h), or only the failed call's name, so say
+    // what was being allocated. The Python wrapper turns either into torch.OutOfMemoryError, or
+    // raises the earlier error.
+    torch_add_strides(in, out_strides.data());
+    try {
+      out = new_tensor(in, out_strides.data());
+    } catch (const std::exception& e) {
+      fail(kPrefix, "could not allocate memory for ", shape_of(in.sizes, in.dim), " ",
+           dtype_name(in.out_torch_dtype), " elements on ",
+           device_name(in.device_type, in.device_index), ": ", e.what());
+    }
   }
   Operands operands;  // the plan uninitialised: plan_add fills what the launchers read
   operands.out = out;

@@ -59,6 +59,17 @@ inline void check_defined(const torch::stable::Tensor& t, const char* name) {
 // ops such as torch.add).
 constexpr int64_t kMaxDims = 64;
 
+// What the checks compare, each asked of torch once per tensor (facts_of).
+struct Facts {
+  int32_t layout = 0, dtype = 0, device_type = 0, device_index = 0;
+  int64_t* sizes = nullptr;
+  int64_t* strides = nullptr;
+  int64_t dim = 0;
+};
+
+// Throws naming `name` unless t is a defined, dense (torch.strided) tensor.
+Facts facts_of(const torch::stable::Tensor& t, const char* name);
+
 // What check_inputs learned about the inputs, so that no later step asks torch again: every
 // question is a call through the C shim, and at small sizes they add up to more than the loop.
 struct Inputs {
@@ -81,8 +92,9 @@ struct Inputs {
 Inputs check_inputs(const torch::stable::Tensor& a, const torch::stable::Tensor& b);
 
 // The output, allocated with the strides torch.add gives its result (TensorIterator's rule: the
-// inputs' common layout when they have one, else their dims in the order of their strides), and
-// the launchers' plan over it, reading a and b in place (broadcast dims have stride 0). The fake
+// inputs' common layout when they have one, else their dims in the order of their strides), or
+// `into` as it is (out=, of the result's shape and dtype); and the launchers' plan over it, reading
+// a and b in place (broadcast dims have stride 0). The fake
 // kernel (_layout.py) applies the same rule (not torch.add's meta function, which differs in the
 // strides of size-1 dims), so torch.compile sees the same strides.
 struct Operands {
@@ -90,6 +102,6 @@ struct Operands {
   AddPlan plan;
 };
 Operands make_operands(const torch::stable::Tensor& a, const torch::stable::Tensor& b,
-                       const Inputs& inputs);
+                       const Inputs& inputs, const torch::stable::Tensor* into = nullptr);
 
 }  // namespace sum_double::op

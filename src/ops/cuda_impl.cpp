@@ -1,5 +1,6 @@
-// torch.ops.sum_double.add for CUDA tensors: driver check, validate, device guard, current stream,
-// early return when empty, launch, launch check (naming a GPU this build has no code for).
+// torch.ops.sum_double.add and its out= form for CUDA tensors: driver check, validate, device
+// guard, current stream, early return when empty, launch, launch check (naming a GPU this build
+// has no code for).
 
 #include <cuda_runtime_api.h>
 #include <torch/csrc/stable/accelerator.h>
@@ -13,6 +14,7 @@
 #include "build_info.h"
 #include "common/cuda_arch_check.h"
 #include "common/cuda_driver_check.h"
+#include "out_arg.h"
 #include "sum_double/add_cuda.h"
 #include "sum_double/cuda_stream.h"
 
@@ -53,6 +55,14 @@ void check_arch(cudaError_t status, int32_t device) {
   SUM_DOUBLE_CHECK(problem.empty(), problem);
 }
 
+void launch(const AddPlan& plan, int32_t device, cudaStream_t stream) {
+  if (plan.numel == 0) return;
+  const cudaError_t status = add_cuda(plan, stream);
+  if (status != cudaSuccess) check_arch(status, device);
+  SUM_DOUBLE_CHECK(status == cudaSuccess, kPrefix, "CUDA kernel launch failed on cuda:", device,
+                   ": ", cudaGetErrorString(status));
+}
+
 Tensor add_cuda_op(const Tensor& a, const Tensor& b) {
   check_driver();  // first: with the wrong driver, nothing else here can work
   const Inputs inputs = check_inputs(a, b);
@@ -60,12 +70,18 @@ Tensor add_cuda_op(const Tensor& a, const Tensor& b) {
   const torch::stable::accelerator::DeviceGuard guard(device);
   const cudaStream_t stream = current_cuda_stream(device, kCaller);
   Operands operands = make_operands(a, b, inputs);
-  if (operands.plan.numel == 0) return std::move(operands.out);
-  const cudaError_t status = add_cuda(operands.plan, stream);
-  if (status != cudaSuccess) check_arch(status, device);
-  SUM_DOUBLE_CHECK(status == cudaSuccess, kPrefix, "CUDA kernel launch failed on cuda:", device,
-                   ": ", cudaGetErrorString(status));
+  launch(operands.plan, device, stream);
   return std::move(operands.out);
+}
+
+Tensor add_out_cuda_op(const Tensor& a, const Tensor& b, Tensor out) {
+  check_driver();
+  const Inputs inputs = check_inputs(a, b);
+  const int32_t device = inputs.device_index;
+  const torch::stable::accelerator::DeviceGuard guard(device);
+  if (prepare_out(a, b, inputs, out) == Fill::kCopy) return copy_result(out, add_cuda_op(a, b));
+  launch(make_operands(a, b, inputs, &out).plan, device, current_cuda_stream(device, kCaller));
+  return out;
 }
 
 }  // namespace
@@ -74,5 +90,8 @@ Tensor add_cuda_op(const Tensor& a, const Tensor& b) {
 STABLE_TORCH_LIBRARY_IMPL(sum_double, CUDA, m) {
   for (const char* name : sum_double::op::kOpNames) {
     m.impl(name, TORCH_BOX(&sum_double::op::add_cuda_op));
+  }
+  for (const char* name : sum_double::op::kOutNames) {
+    m.impl(name, TORCH_BOX(&sum_double::op::add_out_cuda_op));
   }
 }

@@ -31,25 +31,6 @@ void insertion_sort(int64_t* perm, int64_t dim, const Compare& should_swap) {
   }
 }
 
-// c10's is_non_overlapping_and_dense: empty, or, size-1 dims aside, the strides sorted ascending
-// are 1, size, size * size, ... (every element once, no gaps).
-bool is_non_overlapping_and_dense(const int64_t* sizes, const int64_t* strides, int64_t dim) {
-  std::array<int64_t, kMaxDims> perm;
-  int64_t n = 0;
-  for (int64_t d = 0; d < dim; ++d) {
-    if (sizes[d] == 0) return true;  // empty tensors count as contiguous, hence dense
-    if (sizes[d] >= 2) perm[n++] = d;
-  }
-  std::sort(perm.begin(), perm.begin() + n,
-            [&](int64_t x, int64_t y) { return strides[x] < strides[y]; });
-  int64_t expected = 1;
-  for (int64_t i = 0; i < n; ++i) {
-    if (strides[perm[i]] != expected) return false;
-    expected *= sizes[perm[i]];
-  }
-  return true;
-}
-
 // c10's contiguity tests, dims taken in the given order (fastest first).
 bool is_contiguous_in(const int64_t* sizes, const int64_t* strides, const int64_t* order,
                       int64_t dim) {
@@ -101,6 +82,24 @@ const int64_t* strides_of_copy(const int64_t* sizes, const int64_t* strides, int
 }
 
 }  // namespace
+
+// Empty, or, size-1 dims aside, the strides sorted ascending are 1, size, size * size, ...
+bool is_non_overlapping_and_dense(const int64_t* sizes, const int64_t* strides, int64_t dim) {
+  std::array<int64_t, kMaxDims> perm;
+  int64_t n = 0;
+  for (int64_t d = 0; d < dim; ++d) {
+    if (sizes[d] == 0) return true;  // empty tensors count as contiguous, hence dense
+    if (sizes[d] >= 2) perm[n++] = d;
+  }
+  std::sort(perm.begin(), perm.begin() + n,
+            [&](int64_t x, int64_t y) { return strides[x] < strides[y]; });
+  int64_t expected = 1;
+  for (int64_t i = 0; i < n; ++i) {
+    if (strides[perm[i]] != expected) return false;
+    expected *= sizes[perm[i]];
+  }
+  return true;
+}
 
 // The strides of an input as it is read over out's shape: 0 along its missing leading dims and
 // along its size-1 dims that out broadcasts (TensorIterator's compute_strides).

@@ -16,4 +16,7 @@ void broadcast_strides(const int64_t* sizes, const int64_t* strides, int64_t dim
 // The strides torch.add gives its result for these inputs, in.dim of them, into `out`.
 void torch_add_strides(const Inputs& in, int64_t* out);
 
+// c10's is_non_overlapping_and_dense: every element once, no gaps, in some order of the dims.
+bool is_non_overlapping_and_dense(const int64_t* sizes, const int64_t* strides, int64_t dim);
+
 }  // namespace sum_double::op

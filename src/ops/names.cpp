@@ -4,6 +4,7 @@
 #include <torch/headeronly/core/DeviceType.h>
 #include <torch/headeronly/core/ScalarType.h>
 
+#include <algorithm>
 #include <iterator>
 
 namespace sum_double::op {
@@ -126,6 +127,13 @@ std::string dtype_fix(int32_t code, const char* name) {
     return "convert it to one of those first";
   }
   return std::string("convert it first, e.g. ") + name + ".to(torch.float32)";
+}
+
+bool is_floating_or_complex(int32_t code) {
+  // float16, float32, float64, bfloat16; the float8 dtypes; float4_e2m1fn_x2; complex32,
+  // complex64, complex128, bcomplex32.
+  static constexpr int32_t kCodes[] = {5, 6, 7, 15, 23, 24, 25, 26, 44, 45, 8, 9, 10, 46};
+  return std::find(std::begin(kCodes), std::end(kCodes), code) != std::end(kCodes);
 }
 
 std::string shape_of(const int64_t* sizes, int64_t dim) {

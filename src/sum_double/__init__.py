@@ -40,6 +40,7 @@ globals()[NAME] = call  # the public name
 from . import _fast_route  # noqa: E402, F401  the call on torch's private names: less host time
 from . import _inductor_fusion  # noqa: E402, F401  inductor fuses the op as its ATen twin
 from . import _distributed  # noqa: E402, F401  DTensor's sharding rule
+from . import _out  # noqa: E402, F401  out=, torch.add's form that writes into a given tensor
 
 # isort: on
 sum_double_op = call

@@ -10,7 +10,7 @@ from torch import Tensor
 from . import _C
 from ._ops import QUALNAME
 
-_PREFIX = f"{QUALNAME}():"  # every message's first words, as the C++ checks' (names.h)
+PREFIX = f"{QUALNAME}():"  # every message's first words, as the C++ checks' (names.h)
 
 # torch's reason for an error ("CUDA out of memory", ...) comes along with its code only where the
 # headers built against and the torch running both allow it.
@@ -20,7 +20,7 @@ _REASON_CROSSES = _C.torch_reason_in_errors()
 _ARRAY_PROTOCOLS = ("__array__", "__array_interface__", "__cuda_array_interface__", "__dlpack__")
 
 
-def _kind(value: object) -> str:
+def kind(value: object) -> str:
     """``value``'s type, as a message names it: a Python float, a numpy.ndarray."""
     kind = type(value)
     if kind.__module__ == "builtins":
@@ -45,7 +45,7 @@ def argument_error(a: object, b: object) -> TypeError | None:
 
 def none_message(name: str) -> str:
     """The op's own words for None (check_defined()), which the dispatcher lets through."""
-    return f"{_PREFIX} expected {name} to be a Tensor, but got None; pass a tensor"
+    return f"{PREFIX} expected {name} to be a Tensor, but got None; pass a tensor"
 
 
 # Dtypes of packed data, which .to() refuses (names.cpp's dtype_fix); older torch lacks some.
@@ -67,15 +67,14 @@ def dtype_message(dtype: torch.dtype, name: str) -> str:
     else:
         fix = f"convert it first, e.g. {name}.to(torch.float32)"
     return (
-        f"{_PREFIX} expected {name} to be a float16, bfloat16, float32 or float64 tensor, "
+        f"{PREFIX} expected {name} to be a float16, bfloat16, float32 or float64 tensor, "
         f"but got {dtype}; {fix}"
     )
 
 
 def device_message(a: Tensor, b: Tensor) -> str:
     return (
-        f"{_PREFIX} expected a and b on the same device, but got a on {a.device} "
-        f"and b on {b.device}"
+        f"{PREFIX} expected a and b on the same device, but got a on {a.device} and b on {b.device}"
     )
 
 
@@ -88,7 +87,7 @@ def broadcast_message(a: torch.Size, b: torch.Size) -> str:
         if sa != sb and sa != 1 and sb != 1:
             break
     return (
-        f"{_PREFIX} expected the shapes of a and b to broadcast, but a: {list(a)} and "
+        f"{PREFIX} expected the shapes of a and b to broadcast, but a: {list(a)} and "
         f"b: {list(b)} differ in dim {d} of the result ({sa} and {sb}), where neither is 1"
     )
 
@@ -111,7 +110,7 @@ def _not_a_tensor(name: str, value: object, other: object) -> TypeError:
         fix = f"pass a tensor, e.g. torch.as_tensor({name}{options})"
     else:
         fix = "pass a tensor"
-    return TypeError(f"{_PREFIX} expected {name} to be a Tensor, but got {_kind(value)}; {fix}")
+    return TypeError(f"{PREFIX} expected {name} to be a Tensor, but got {kind(value)}; {fix}")
 
 
 def is_out_of_memory(error: RuntimeError, a: Tensor) -> bool:

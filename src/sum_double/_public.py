@@ -16,6 +16,7 @@ _is_compiling = torch.compiler.is_compiling  # bound once: the call asks on ever
 # No public API says whether a torch.func transform is active; torch 2.10-2.15 have this one.
 _functorch_active = getattr(torch._C, "_are_functorch_transforms_active", lambda: False)
 Route = Callable[[Tensor, Tensor], Tensor]
+OutCall = Callable[[Tensor, Tensor, object], Tensor]
 
 
 def public_route(a: Tensor, b: Tensor) -> Tensor:
@@ -37,6 +38,19 @@ def use_route(route: Route) -> None:
     _route = route
 
 
+def _refuse_out(a: Tensor, b: Tensor, out: object) -> Tensor:
+    raise TypeError(f"{QUALNAME}(): out= is not supported; write out.copy_({QUALNAME}(a, b))")
+
+
+_out_call: OutCall = _refuse_out
+
+
+def use_out(out_call: OutCall) -> None:
+    """Send calls with out= to ``out_call`` (``_out.py``)."""
+    global _out_call
+    _out_call = out_call
+
+
 def _refuse_alpha(alpha: object) -> None:
     # torch.add's alpha scales b inside the add: say how to scale b instead, and what that changes.
     if alpha is not None:
@@ -51,19 +65,22 @@ def _refuse_alpha(alpha: object) -> None:
 torch.fx.wrap("_refuse_alpha")  # FX records the call (alpha a Proxy): refused as the graph runs
 
 
-def call(a: Tensor, b: Tensor, *, alpha: None = None) -> Tensor:
+def call(a: Tensor, b: Tensor, *, alpha: None = None, out: Tensor | None = None) -> Tensor:
     # Compiled and FX-traced code records the op itself. Off the hot path, what the schema would
     # refuse in its own words gets a TypeError here that says what to pass instead.
     if (
         _is_compiling()
         or not (isinstance(a, Tensor) and isinstance(b, Tensor))
         or alpha is not None
+        or out is not None
     ):
         error = argument_error(a, b)
         if error is not None:
             raise error
         if alpha is not None:
             _refuse_alpha(alpha)
+        if out is not None:
+            return _out_call(a, b, out)
         return OP(a, b)
     try:
         return _route(a, b)
@@ -85,9 +102,15 @@ call.__doc__ = f"""Return ``{FORMULA}`` as a new tensor, bit for bit as ``{TWIN_
     Inputs are read in place, whatever their strides, dtypes or broadcasting: the only allocation
     is the result.
 
+    With ``out=``, as ``{TWIN_NAME}(a, b, out=out)``: the result is written into ``out``, which is
+    returned; ``out`` may have any strides and any floating or complex dtype (the result is then
+    cast to it), and is resized, with {TWIN_NAME}'s warning, if its shape differs. Not with inputs
+    that require grad, nor under torch.func transforms.
+
     Args:
         a: float16, bfloat16, float32 or float64 tensor, on CPU or CUDA, of any shape and strides.
         b: the same, on the same device; its shape must broadcast with ``a``'s.
+        out: optional, a tensor on the inputs' device to write the result into.
         alpha: not supported: given, it raises a TypeError. ``torch.add(a, b, alpha=3)`` rounds
             ``a + 3 * b`` its own way; ``add(a, b * 3)`` rounds ``b * 3`` first (docs/limits.md).
 

@@ -1,0 +1,112 @@
+// The out= form's checks and resize (out_arg.h), as torch.add's TensorIterator makes them: memory
+// overlap first, then the resize, then the dtype the result is cast to.
+#include "out_arg.h"
+
+#include <torch/csrc/stable/ops.h>
+
+#include <algorithm>
+#include <array>
+#include <string>
+
+#include "layout.h"
+#include "names.h"
+
+namespace sum_double::op {
+namespace {
+
+using torch::stable::Tensor;
+
+// The bytes a tensor's elements span, from its first element on (strides are never negative).
+struct Span {
+  const char* begin;
+  const char* end;
+  bool dense;  // non-overlapping and dense: the span holds each element once and nothing else
+};
+
+Span span_of(const Tensor& t, const Facts& f) {
+  const char* begin = static_cast<const char*>(t.data_ptr());
+  int64_t last = 0;
+  for (int64_t d = 0; d < f.dim; ++d) {
+    if (f.sizes[d] == 0) return {begin, begin, true};
+    last += (f.sizes[d] - 1) * f.strides[d];
+  }
+  const int64_t item = static_cast<int64_t>(t.element_size());
+  return {begin, begin + (last + 1) * item,
+          is_non_overlapping_and_dense(f.sizes, f.strides, f.dim)};
+}
+
+// c10's get_overlap_status, by address: out may be an input itself (each element read, then
+// written), but not part of one. Where either is not dense torch cannot tell, and lets it be.
+bool overlaps_partly(const Tensor& out, const Facts& fo, const Tensor& t, const char* name) {
+  const Facts ft = facts_of(t, name);
+  const Span so = span_of(out, fo), st = span_of(t, ft);
+  if (so.begin == so.end || st.begin == st.end || !so.dense || !st.dense) return false;
+  if (so.begin == st.begin && so.end == st.end) {
+    return !std::equal(fo.strides, fo.strides + fo.dim, ft.strides) || fo.dim != ft.dim;
+  }
+  return so.begin < st.end && st.begin < so.end;
+}
+
+// Resizes out to the result's shape with torch's resize_output's warning, in its words, where
+// out had elements, then gives it the strides torch.add gives a new result.
+void resize(Tensor& out, const Facts& fo, const Inputs& in) {
+  int64_t numel = 1;
+  for (int64_t d = 0; d < fo.dim; ++d) numel *= fo.sizes[d];
+  if (numel != 0) {
+    const std::string warning =
+        "An output with one or more elements was resized since it had shape " +
+        shape_of(fo.sizes, fo.dim) + ", which does not match the required output shape " +
+        shape_of(in.sizes, in.dim) +
+        ". This behavior is deprecated, and in a future PyTorch release outputs will not be "
+        "resized unless they have zero elements. You can explicitly reuse an out tensor t by "
+        "resizing it, inplace, to zero elements with t.resize_(0).";
+    aoti_torch_warn(__func__, __FILE__, static_cast<uint32_t>(__LINE__), warning.c_str());
+  }
+  const torch::headeronly::IntHeaderOnlyArrayRef sizes(in.sizes, in.dim);
+  std::array<StableIValue, 3> stack{torch::stable::detail::from(out),
+                                    torch::stable::detail::from(sizes),
+                                    torch::stable::detail::from(std::nullopt)};
+  CHECK_SHIM(torch_call_dispatcher("aten::resize_", "", stack.data(), TORCH_ABI_VERSION));
+  std::array<int64_t, kMaxDims> strides;
+  torch_add_strides(in, strides.data());
+  const torch::headeronly::IntHeaderOnlyArrayRef stride_ref(strides.data(), in.dim);
+  std::array<StableIValue, 4> restride{
+      torch::stable::detail::from(out), torch::stable::detail::from(sizes),
+      torch::stable::detail::from(stride_ref), torch::stable::detail::from(std::nullopt)};
+  CHECK_SHIM(torch_call_dispatcher("aten::as_strided_", "", restride.data(), TORCH_ABI_VERSION));
+}
+
+}  // namespace
+
+Fill prepare_out(const Tensor& a, const Tensor& b, const Inputs& in, Tensor& out) {
+  Facts fo = facts_of(out, "out");
+  SUM_DOUBLE_CHECK(fo.device_type == in.device_type && fo.device_index == in.device_index, kPrefix,
+                   "expected out on ", device_name(in.device_type, in.device_index),
+                   ", the device of a and b, but got out on ",
+                   device_name(fo.device_type, fo.device_index));
+  SUM_DOUBLE_CHECK(is_floating_or_complex(fo.dtype), kPrefix,
+                   "expected out to be a floating or complex tensor, which the result (",
+                   dtype_name(in.out_torch_dtype), ") can be cast to, but got ",
+                   dtype_name(fo.dtype),
+                   "; pass one of the result's dtype, e.g. torch.empty_like(out, dtype=",
+                   dtype_name(in.out_torch_dtype), ")");
+  for (int64_t d = 0; d < fo.dim; ++d) {
+    SUM_DOUBLE_CHECK(fo.strides[d] != 0 || fo.sizes[d] <= 1, kPrefix,
+                     "expected out to hold each of its elements once, but its dim ", d,
+                     " has stride 0 (an expanded tensor?); pass out.clone() or a new tensor");
+  }
+  for (const auto& [t, name] : {std::pair{&a, "a"}, std::pair{&b, "b"}}) {
+    SUM_DOUBLE_CHECK(!overlaps_partly(out, fo, *t, name), kPrefix, "expected out to be ", name,
+                     " itself or apart from it, but out and ", name,
+                     " share part of their memory; pass ", name, ".clone()");
+  }
+  if (fo.dim != in.dim || !std::equal(in.sizes, in.sizes + in.dim, fo.sizes)) resize(out, fo, in);
+  return fo.dtype == in.out_torch_dtype ? Fill::kInPlace : Fill::kCopy;
+}
+
+Tensor copy_result(Tensor& out, const Tensor& result) {
+  torch::stable::copy_(out, result);
+  return out;
+}
+
+}  // namespace sum_double::op
