@@ -37,6 +37,7 @@ for tool in ${SANITIZER_TOOLS:-memcheck racecheck initcheck synccheck}; do
     --print-limit 20 "$python" -m pytest -p no:cacheprovider -q -m "cuda and not large" \
     -k "not ($skip)" tests/test_op.py tests/test_views.py tests/test_errors.py \
     tests/test_autograd.py tests/test_transforms.py tests/test_compile.py tests/test_cuda.py \
+    tests/test_out.py \
     >"$log/sanitizer-$tool.txt" 2>&1; then
     :
   else

@@ -207,7 +207,7 @@ def test_fake_tensors_get_the_shape_and_dtype() -> None:
 
 
 @pytest.mark.parametrize("backend", ["aot_eager", "inductor"])
-def test_compiled_fullgraph(device: str, backend: str) -> None:
+def test_torch_compile_fullgraph(device: str, backend: str) -> None:
     # Functionalized: the op and a copy into out, which the compiled code writes as eager does.
     def step(a: Tensor, b: Tensor, out: Tensor) -> Tensor:
         return op(a, b, out=out) * 2
