@@ -6,8 +6,9 @@
 # build would.
 #   bash ci/release-build.sh OUTDIR          (PYTHON=python3.12 ... builds for that Python)
 # OUTDIR/sdist: the sdist, checked; OUTDIR/dist: the wheel built from it; OUTDIR/wheelhouse: that
-# wheel repaired by auditwheel, checked for binary hygiene, device code and metadata. Then a second
-# build of the same commit from another directory must give a byte-identical wheel.
+# wheel repaired by auditwheel, checked for binary hygiene, the stable ABI (torch-abi-audit), device
+# code and metadata. Then a second build of the same commit from another directory must give a
+# byte-identical wheel.
 set -euo pipefail
 mkdir -p "${1:?usage: ci/release-build.sh OUTDIR}"
 out=$(cd "$1" && pwd)
@@ -79,6 +80,8 @@ repair() {
   bash ci/repair-wheel.sh "$wheel" "$out/wheelhouse" 2>"$out/repair.log"
   repaired=$(ls "$out"/wheelhouse/sum_double-*.whl)
   python ci/check_binary.py "$repaired" --forbid "$root" --forbid "$out"
+  # torch-abi-audit --check torch: every binary on torch STABLE, its min torch the stated target
+  python ci/check_abi_audit.py "$repaired"
   device_code "$repaired" "$toolkit/bin/nvcc" "$toolkit/bin/cuobjdump"
   # What ci/wheel-matrix.sh asks the installed wheel to report; written out here as well, so that
   # an edit of cmake/CudaArchitectures.cmake that changes the release's list cannot pass unseen.
@@ -149,7 +152,7 @@ export PATH="$out/tools/bin:$PATH"
 step "sdist, and what it holds" make_sdist
 step "CUDA 12.4 toolkit (ci/cuda12-toolkit.sh)" cuda_toolkit
 step "wheel from the sdist, with the pinned toolkit only" wheel_from_sdist
-step "repair (torch's libraries left out), hygiene, device code" repair
+step "repair (torch left out), hygiene, ABI audit, device code" repair
 step "metadata: twine, wheel contents, pyproject, cibuildwheel" metadata
 step "reproducible: the checkout's build gives the same bytes" reproducible
 step "CUDA 13 from the package index: the sdist's source build" cuda13
