@@ -1,10 +1,10 @@
-"""Optional: ``sum_double.<NAME>(a, b, out=o)``, torch.add's out= form: the result written into a
+"""Optional: ``sum_double.<NAME>(a, b, out=o)``, the twin's out= form: the result written into a
 tensor the caller gives. Delete this file, its line in ``__init__.py`` and ``tests/test_out.py``,
 and the public call refuses ``out=`` (the C++ overloads stay, callable through ``torch.ops``).
 
 The op library registers ``<NAME>.out`` and ``_<NAME>.out`` with the C++ kernels (``out_arg.cpp``:
 out's checks, its resize, in place or a cast copy). Here: the autograd kernel, which refuses what
-torch.add's out= refuses; the decomposition that functionalization (``torch.compile``,
+the twin's out= refuses; the decomposition that functionalization (``torch.compile``,
 ``torch.export``) and fake tensors run, the functional op and a copy; and the public call's part.
 """
 
@@ -13,7 +13,7 @@ import warnings
 import torch
 from torch import Tensor
 
-from ._definition import NAME
+from ._definition import NAME, TWIN_NAME
 from ._errors import PREFIX, kind
 from ._ops import BELOW_AUTOGRAD, OP, OP_PACKET, QUALNAME
 from ._public import use_out
@@ -24,7 +24,7 @@ _functorch_active = getattr(torch._C, "_are_functorch_transforms_active", lambda
 
 
 def _refuse_grad(*tensors: object) -> None:
-    # torch.add's words: an out= call cannot go on autograd's record (out's old value is lost).
+    # torch's words for its out= forms: such a call cannot go on autograd's record.
     if torch.is_grad_enabled() and any(isinstance(t, Tensor) and t.requires_grad for t in tensors):
         raise RuntimeError(
             f"{PREFIX} functions with out=... arguments don't support automatic differentiation, "
@@ -74,7 +74,7 @@ for _overload in (OUT, BELOW_AUTOGRAD_OUT):
 
 
 def _resize_message(shape: torch.Size, wanted: torch.Size) -> str:
-    # torch's resize_output words, which torch.add's out= warns with.
+    # torch's resize_output words, which its out= forms warn with.
     return (
         f"An output with one or more elements was resized since it had shape {list(shape)}, "
         f"which does not match the required output shape {list(wanted)}. This behavior is "
@@ -92,9 +92,8 @@ def _refuse_out_in_trace(out: object) -> None:
         )
 
 
-torch.fx.wrap(
-    "_refuse_out_in_trace"
-)  # recorded, as the public call's alpha check: runs in the graph
+# Recorded, as the public call's alpha check is: it runs in the graph.
+torch.fx.wrap("_refuse_out_in_trace")
 
 
 def _is_the_traced_default(out: object) -> bool:
@@ -118,10 +117,10 @@ def out_call(a: Tensor, b: Tensor, out: object) -> Tensor:
             f"{PREFIX} expected out to be a Tensor, but got {kind(out)}; pass a tensor, e.g. "
             "out=torch.empty_like(a)"
         )
-    if _functorch_active():  # torch.add's out= has no batching rule either
+    if _functorch_active():  # torch's out= forms have no batching rule either
         raise RuntimeError(
             f"{PREFIX} out= does not work under torch.func transforms (vmap, grad, jvp), as "
-            f"torch.add's does not; use the result instead: out = {QUALNAME}(a, b)"
+            f"{TWIN_NAME}'s does not; use the result instead: out = {QUALNAME}(a, b)"
         )
     if not torch.compiler.is_compiling():
         # The op's C++ resizes too, but its warning reaches Python only through torch's own
