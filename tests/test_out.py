@@ -110,13 +110,16 @@ def test_a_wrongly_shaped_out_is_resized_as_the_twin_resizes_it(device: str, ele
     assert all(t.startswith(s) for s, t in zip(said, twin_said, strict=True))
 
 
+@pytest.mark.parametrize("mode", ["grad", "no_grad", "inference_mode"])
 @pytest.mark.parametrize("call", CALLS)
-def test_the_version_counter_counts_the_write(device: str, call: str) -> None:
+def test_the_version_counter_counts_the_write(device: str, call: str, mode: str) -> None:
     # As for the twin: autograd then knows that a tensor it saved has changed.
     a = torch.randn(3, device=device)
-    out = torch.empty(3, device=device)
-    CALLS[call](a, a, out)
-    assert out._version == 1
+    out, twin = torch.empty(3, device=device), torch.empty(3, device=device)
+    with getattr(torch, mode)() if mode != "grad" else torch.enable_grad():
+        CALLS[call](a, a, out)
+        TWIN(a, a, out=twin)
+    assert out._version == twin._version == 1
 
 
 REFUSALS = {

@@ -33,13 +33,18 @@ def _refuse_grad(*tensors: object) -> None:
         )
 
 
-def _out_autograd(a: Tensor, b: Tensor, *, out: Tensor) -> Tensor:
-    _refuse_grad(a, b, out)
+def _write(a: Tensor, b: Tensor, *, out: Tensor) -> Tensor:
+    # The C++ kernels, then what ADInplaceOrView does for torch's ops: out's version counted, so
+    # autograd sees that a tensor it saved has changed (inference tensors count none).
     result = BELOW_AUTOGRAD_OUT(a, b, out=out)
-    # What ADInplaceOrView does for torch's ops: autograd then sees that out changed.
     if not out.is_inference():
         torch.autograd.graph.increment_version(out)
     return result
+
+
+def _out_autograd(a: Tensor, b: Tensor, *, out: Tensor) -> Tensor:
+    _refuse_grad(a, b, out)
+    return _write(a, b, out=out)
 
 
 def _decomposition(a: Tensor, b: Tensor, *, out: Tensor) -> Tensor:
@@ -69,6 +74,7 @@ def _decomposition(a: Tensor, b: Tensor, *, out: Tensor) -> Tensor:
 
 _LIB = torch.library.Library("sum_double", "IMPL")
 _LIB.impl(OUT, _out_autograd, "Autograd")
+_LIB.impl(OUT, _write, "ADInplaceOrView")  # reached without the Autograd key: inference mode
 for _overload in (OUT, BELOW_AUTOGRAD_OUT):
     _LIB.impl(_overload, _decomposition, "CompositeImplicitAutograd")
 
