@@ -7,6 +7,7 @@ the ranks of tests/distributed_worker.py; tests/test_distributed.py parametrizes
 import itertools
 from collections.abc import Callable
 
+import torch
 from torch.distributed.device_mesh import DeviceMesh
 
 from distributed_placements import (
@@ -164,7 +165,12 @@ def check_out(mesh: DeviceMesh, pa: str, pb: str, po: str) -> None:
     got, want = out.full_tensor(), twin_out.full_tensor()
     assert result is out
     assert out.placements == (PLACEMENTS[po],), out.placements
-    assert_bitwise_equal(got, want)
+    if TWIN_FOLLOWS_INPUTS and "P" in (pa, pb):
+        # Before 2.12 the twin places the result otherwise (TWIN_FOLLOWS_INPUTS): its partial
+        # sums are added up in another order.
+        torch.testing.assert_close(got, want)
+    else:
+        assert_bitwise_equal(got, want)
 
 
 OUT_CASES = {

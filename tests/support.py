@@ -56,6 +56,13 @@ MIXED_AND_BROADCAST = [
 ]
 
 
+# torch 2.10 and 2.11 warn, in export and AOTInductor, about their own use of pytree's LeafSpec
+# (gone by 2.14).
+IGNORE_TORCH_LEAFSPEC = pytest.mark.filterwarnings(
+    "ignore:`isinstance.treespec, LeafSpec.` is deprecated:FutureWarning"
+)
+
+
 # --device values that python -m sum_double and benchmarks/bench.py both refuse, with the error's
 # words (those naming a GPU only where torch sees none).
 NO_GPU = pytest.mark.skipif(HAS_CUDA, reason="a machine without a GPU")

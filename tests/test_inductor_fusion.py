@@ -18,6 +18,7 @@ from sum_double._ops import OPS
 from reference import TWIN, as_read
 from support import (
     BELOW_NAME,
+    IGNORE_TORCH_LEAFSPEC,
     MIXED_AND_BROADCAST,
     OP_NAME,
     Runs,
@@ -169,10 +170,7 @@ def test_the_op_is_in_inductors_tables_whichever_is_imported_first(
     assert run.returncode == 0, run.stderr
 
 
-# torch 2.10's AOTInductor warns of its own use of a deprecated pytree name.
-@pytest.mark.filterwarnings(
-    "ignore:`isinstance\\(treespec, LeafSpec\\)` is deprecated:FutureWarning"
-)
+@IGNORE_TORCH_LEAFSPEC
 @pytest.mark.usefixtures("no_compile_caches")
 def test_an_aotinductor_package_calls_no_op(tmp_path: Path) -> None:
     # Fused, a package of a model that calls the op needs no op library to run.

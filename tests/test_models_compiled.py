@@ -14,7 +14,14 @@ from torch._dynamo.backends.common import aot_autograd
 from torch._functorch.aot_autograd import make_boxed_func
 from torch._inductor.utils import run_and_get_code
 
-from support import BELOW_AUTOGRAD, BELOW_NAME, OP, OP_NAME, assert_bitwise_equal
+from support import (
+    BELOW_AUTOGRAD,
+    BELOW_NAME,
+    IGNORE_TORCH_LEAFSPEC,
+    OP,
+    OP_NAME,
+    assert_bitwise_equal,
+)
 from tiny_transformer import BATCH, TIME, WIDTH, Autocast, train, twins
 
 
@@ -125,13 +132,7 @@ def _assert_exported(
     assert_bitwise_equal(program.module()(x), model(x))  # and computes what the module does
 
 
-# torch 2.11's export warns about its own use of pytree's LeafSpec (gone by 2.14).
-IGNORE_LEAFSPEC = pytest.mark.filterwarnings(
-    "ignore:`isinstance.treespec, LeafSpec.` is deprecated:FutureWarning"
-)
-
-
-@IGNORE_LEAFSPEC
+@IGNORE_TORCH_LEAFSPEC
 def test_export_records_the_op_with_mixed_dtypes(device: str) -> None:
     ours, _ = twins(device)
     model = Autocast(ours, device, torch.bfloat16)
@@ -142,7 +143,7 @@ def test_export_records_the_op_with_mixed_dtypes(device: str) -> None:
     _assert_exported(exported.run_decompositions(), model, x, BELOW_AUTOGRAD)
 
 
-@IGNORE_LEAFSPEC
+@IGNORE_TORCH_LEAFSPEC
 def test_the_aten_ir_replayed_with_grad_has_no_gradient_and_warns(device: str) -> None:
     # export's ATen IR is recorded below autograd, so it calls sum_double._<NAME>, which has no
     # derivative (docs/limits.md); the program export gives first, above autograd, trains.
@@ -158,7 +159,7 @@ def test_the_aten_ir_replayed_with_grad_has_no_gradient_and_warns(device: str) -
     assert x.grad is None
 
 
-@IGNORE_LEAFSPEC
+@IGNORE_TORCH_LEAFSPEC
 def test_export_with_a_dynamic_batch(device: str) -> None:
     # As with the twin: the fake kernel must not specialize the batch (guard on its value).
     ours, _ = twins(device)

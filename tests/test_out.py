@@ -11,7 +11,15 @@ import torch
 from torch import Tensor
 
 from reference import TWIN, as_read
-from support import FLOAT_DTYPES, MIXED_AND_BROADCAST, OP_PACKET, QUALNAME, assert_bitwise_equal, op
+from support import (
+    FLOAT_DTYPES,
+    IGNORE_TORCH_LEAFSPEC,
+    MIXED_AND_BROADCAST,
+    OP_PACKET,
+    QUALNAME,
+    assert_bitwise_equal,
+    op,
+)
 
 OUT = OP_PACKET.out
 CALLS = {
@@ -224,6 +232,7 @@ def test_torch_compile_fullgraph(device: str, backend: str) -> None:
         assert_bitwise_equal(out, ref)
 
 
+@IGNORE_TORCH_LEAFSPEC
 def test_export_keeps_the_write(device: str) -> None:
     class Model(torch.nn.Module):
         def forward(self, a: Tensor, b: Tensor, out: Tensor) -> Tensor:
