@@ -406,7 +406,7 @@ def test_neither_is_a_tensor() -> None:
 def test_fx_proxies_still_record_the_op() -> None:
     # An FX Proxy is no Tensor, but takes torch functions itself: the op records itself, as
     # before, rather than being refused.
-    traced = torch.fx.symbolic_trace(op)
+    traced = torch.fx.symbolic_trace(lambda a, b: op(a, b))
     assert any(node.target is OP for node in traced.graph.nodes)
     a, b = torch.randn(5), torch.randn(5)
     assert_bitwise_equal(traced(a, b), reference(a, b))

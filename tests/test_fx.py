@@ -1,5 +1,7 @@
 """torch.fx.symbolic_trace through the public call, as feature extractors and FX passes use it."""
 
+from collections.abc import Callable
+
 import pytest
 import torch
 
@@ -23,12 +25,28 @@ def _targets(traced: torch.fx.GraphModule) -> list[object]:
     return [node.target for node in traced.graph.nodes if node.op == "call_function"]
 
 
-def test_trace_of_the_function_records_the_op() -> None:
-    traced = torch.fx.symbolic_trace(op)
+def test_a_module_records_the_op() -> None:
+    traced = torch.fx.symbolic_trace(lambda x, y: op(x, y))
     assert _targets(traced)[-1] is OP  # after the public call's checks, if any
 
     x, y = torch.randn(4, 5), torch.randn(4, 5)
     assert_bitwise_equal(traced(x, y), reference(x, y))
+
+
+def forwards_out(x: torch.Tensor, y: torch.Tensor, out: torch.Tensor | None = None) -> torch.Tensor:
+    return op(x, y, out=out)
+
+
+@pytest.mark.parametrize("f", [op, forwards_out], ids=["the-public-call", "a-function-passing-out"])
+def test_a_traced_parameter_out_is_decided_as_the_graph_runs(
+    f: Callable[..., torch.Tensor],
+) -> None:
+    # out is then the graph's own input, None unless given: the op, or the op into out.
+    traced = torch.fx.symbolic_trace(f)
+    x, y, out = torch.randn(4, 5), torch.randn(5), torch.empty(4, 5)
+    assert_bitwise_equal(traced(x, y), reference(x, y))
+    assert traced(x, y, out=out) is out
+    assert_bitwise_equal(out, reference(x, y))
 
 
 def test_traced_module_matches_eager(device: str) -> None:
@@ -57,10 +75,3 @@ def test_out_is_recorded_and_runs() -> None:
     x, y, out = torch.randn(4, 5), torch.randn(5), torch.empty(4, 5)
     assert traced(x, y, out) is out
     assert_bitwise_equal(out, reference(x, y))
-
-
-def test_a_trace_of_the_function_refuses_out_as_it_runs() -> None:
-    # Traced from the call itself, out is a parameter the graph cannot branch on: None, or refused.
-    x = torch.randn(3)
-    with pytest.raises(TypeError, match=r"traced from .* itself, whose out= it cannot take"):
-        torch.fx.symbolic_trace(op)(x, x, out=torch.empty(3))

@@ -2,12 +2,15 @@
 a given tensor, bit for bit as the twin's out= writes it, whatever out's dtype, strides or shape;
 the same refusals; the version counter; torch.compile, torch.export and fake tensors."""
 
+import gc
 import re
 import warnings
+import weakref
 from collections.abc import Callable
 
 import pytest
 import torch
+import torch.autograd.forward_ad as fwAD
 from torch import Tensor
 
 from reference import TWIN, as_read
@@ -130,37 +133,112 @@ def test_the_version_counter_counts_the_write(device: str, call: str, mode: str)
     assert out._version == twin._version == 1
 
 
+def test_a_resized_out_counts_versions_too(device: str) -> None:
+    # More than the twin's one: the resize is torch's own ops, each counted (docs/limits.md).
+    a = torch.randn(2, 3, device=device)
+    out = torch.empty(0, device=device)
+    op(a, a, out=out)
+    assert out._version >= 1
+
+
+# out's the twin refuses: of the result's shape (2, 3), or of another that would be resized.
 REFUSALS = {
     "integer-out": (
-        lambda d: torch.empty(2, 3, dtype=torch.int64, device=d),
+        lambda d, shape: torch.zeros(shape, dtype=torch.int64, device=d),
         "expected out to be a floating or complex tensor, which the result (torch.float32) can be "
         "cast to, but got torch.int64",
     ),
     "bool-out": (
-        lambda d: torch.empty(2, 3, dtype=torch.bool, device=d),
+        lambda d, shape: torch.zeros(shape, dtype=torch.bool, device=d),
         "expected out to be a floating or complex tensor",
     ),
     "expanded-out": (
-        lambda d: torch.empty(3, device=d).expand(2, 3),
+        lambda d, shape: torch.zeros(1, device=d).expand(shape),
         "expected out to hold each of its elements once, but its dim 0 has stride 0",
     ),
     "meta-out": (
-        lambda d: torch.empty(2, 3, device="meta"),
+        lambda d, shape: torch.empty(shape, device="meta"),
         "expected out on {device}, the device of a and b, but got out on meta",
     ),
 }
 
 
+@pytest.mark.parametrize("shape", [(2, 3), (5,)], ids=["result-shape", "resized"])
 @pytest.mark.parametrize("case", REFUSALS)
 @pytest.mark.parametrize("call", CALLS)
-def test_refuses_what_the_twin_refuses(device: str, call: str, case: str) -> None:
+def test_refuses_what_the_twin_refuses(device: str, call: str, case: str, shape: tuple) -> None:
+    # Before anything is resized or written: out as it was, and no warning.
     make, words = REFUSALS[case]
     a, b = torch.randn(2, 3, device=device), torch.randn(3, device=device)
     with pytest.raises(RuntimeError):
-        TWIN(a, b, out=make(device))
+        TWIN(a, b, out=make(device, shape))
+    out = make(device, shape)
+    before = out.clone()
     words = f"{QUALNAME}(): " + words.format(device=a.device)
-    with pytest.raises(RuntimeError, match="^" + re.escape(words)):
-        CALLS[call](a, b, make(device))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(RuntimeError, match="^" + re.escape(words)):
+            CALLS[call](a, b, out)
+    assert out.shape == before.shape
+    if out.device.type != "meta":
+        assert torch.equal(out, before)
+
+
+@pytest.mark.cuda
+def test_a_cuda_call_refuses_a_cpu_out() -> None:
+    # The C++ check that keeps the kernels from writing host memory (a meta out never reaches it).
+    a = torch.randn(2, 3, device="cuda")
+    with pytest.raises(RuntimeError):
+        TWIN(a, a, out=torch.empty(2, 3))
+    words = f"{QUALNAME}(): expected out on {a.device}, the device of a and b, but got out on cpu"
+    for call in CALLS.values():
+        with pytest.raises(RuntimeError, match="^" + re.escape(words)):
+            call(a, a, torch.empty(2, 3))
+
+
+@pytest.mark.parametrize("call", CALLS)
+def test_refuses_an_input_as_out_that_would_be_resized(device: str, call: str) -> None:
+    a = torch.arange(3.0, device=device)
+    b = torch.ones(2, 3, device=device)
+    with pytest.raises(RuntimeError, match="doesn't match the broadcast shape"):
+        TWIN(a, b, out=a)
+    with pytest.raises(RuntimeError, match=re.escape("out is a, which cannot be resized")):
+        CALLS[call](a, b, a)
+    assert torch.equal(a, torch.arange(3.0, device=device))
+
+
+@pytest.mark.parametrize("call", CALLS)
+def test_a_resized_out_is_not_kept_alive(device: str, call: str) -> None:
+    # Every handle the resize gets back from torch is released: out dies with its last reference.
+    a = torch.randn(4, 5, device=device)
+    out = torch.empty(0, device=device)
+    CALLS[call](a, a, out)
+    alive = weakref.ref(out)
+    del out
+    gc.collect()
+    assert alive() is None
+
+
+def test_an_inference_tensor_as_out_only_in_inference_mode(device: str) -> None:
+    a = torch.randn(3, device=device)
+    with torch.inference_mode():
+        out, twin = torch.empty(3, device=device), torch.empty(3, device=device)
+    with pytest.raises(RuntimeError, match="Inplace update to inference tensor outside"):
+        TWIN(a, a, out=twin)
+    with pytest.raises(RuntimeError, match="Inplace update to inference tensor outside"):
+        op(a, a, out=out)
+    with torch.inference_mode():
+        check_out(CALLS["public"], a, a, out)
+
+
+def test_forward_mode_ad_is_refused(device: str) -> None:
+    a, t = torch.randn(3, device=device), torch.randn(3, device=device)
+    with fwAD.dual_level():
+        dual = fwAD.make_dual(a, t)
+        with pytest.raises((RuntimeError, NotImplementedError), match="forward AD"):
+            TWIN(dual, a, out=torch.empty(3, device=device))
+        with pytest.raises(RuntimeError, match="out= does not support forward-mode AD"):
+            op(dual, a, out=torch.empty(3, device=device))
 
 
 @pytest.mark.parametrize("call", CALLS)
@@ -225,6 +303,7 @@ def test_torch_compile_fullgraph(device: str, backend: str) -> None:
 
     compiled = torch.compile(step, fullgraph=True, backend=backend)
     a, b = torch.randn(4, 5, device=device), torch.randn(5, device=device)
+    # Dynamo takes only a contiguous out, for the twin's out= too.
     for dtype in (torch.float32, torch.float64):
         out = poisoned(torch.Size((4, 5)), dtype, device)
         ref = twin_out(a, b, out)

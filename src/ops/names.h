@@ -15,8 +15,8 @@ std::string dtype_name(int32_t code);  // "torch.float8_e4m3fn", as Python print
 // How to make a tensor of this dtype, called `name`, one of the op's floating dtypes.
 std::string dtype_fix(int32_t code, const char* name);
 
-// Whether a tensor of this dtype takes a floating result by torch's casting rules (c10's
-// isFloatingType or isComplexType).
+// Whether a tensor of this dtype takes a floating result by torch's casting rules and copy (c10's
+// isFloatingType or isComplexType, less the packed float4_e2m1fn_x2).
 bool is_floating_or_complex(int32_t code);
 
 std::string shape_of(const int64_t* sizes, int64_t dim);  // "[2, 3]"

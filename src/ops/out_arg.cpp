@@ -1,12 +1,12 @@
-// The out= form's checks and resize (out_arg.h), as torch.add's TensorIterator makes them: memory
-// overlap first, then the resize, then the dtype the result is cast to.
+// The out= form's checks and resize (out_arg.h), as torch.add's TensorIterator makes them: every
+// check first (device, dtype, memory overlap, an input that would have to be resized), then the
+// resize.
 #include "out_arg.h"
 
 #include <torch/csrc/stable/ops.h>
 
 #include <algorithm>
 #include <array>
-#include <string>
 
 #include "layout.h"
 #include "names.h"
@@ -42,31 +42,20 @@ bool overlaps_partly(const Tensor& out, const Facts& fo, const Tensor& t, const 
   const Span so = span_of(out, fo), st = span_of(t, ft);
   if (so.begin == so.end || st.begin == st.end || !so.dense || !st.dense) return false;
   if (so.begin == st.begin && so.end == st.end) {
-    return !std::equal(fo.strides, fo.strides + fo.dim, ft.strides) || fo.dim != ft.dim;
+    return fo.dim != ft.dim || !std::equal(fo.strides, fo.strides + fo.dim, ft.strides);
   }
   return so.begin < st.end && st.begin < so.end;
 }
 
-// Resizes out to the result's shape with torch's resize_output's warning, in its words, where
-// out had elements, then gives it the strides torch.add gives a new result.
-void resize(Tensor& out, const Facts& fo, const Inputs& in) {
-  int64_t numel = 1;
-  for (int64_t d = 0; d < fo.dim; ++d) numel *= fo.sizes[d];
-  if (numel != 0) {
-    const std::string warning =
-        "An output with one or more elements was resized since it had shape " +
-        shape_of(fo.sizes, fo.dim) + ", which does not match the required output shape " +
-        shape_of(in.sizes, in.dim) +
-        ". This behavior is deprecated, and in a future PyTorch release outputs will not be "
-        "resized unless they have zero elements. You can explicitly reuse an out tensor t by "
-        "resizing it, inplace, to zero elements with t.resize_(0).";
-    aoti_torch_warn(__func__, __FILE__, static_cast<uint32_t>(__LINE__), warning.c_str());
-  }
+// Resizes out to the result's shape, with the strides torch.add gives a new result (torch's
+// resize_output, less its warning: that reaches Python only from the public call, _out.py).
+void resize(Tensor& out, const Inputs& in) {
   const torch::headeronly::IntHeaderOnlyArrayRef sizes(in.sizes, in.dim);
   std::array<StableIValue, 3> stack{torch::stable::detail::from(out),
                                     torch::stable::detail::from(sizes),
                                     torch::stable::detail::from(std::nullopt)};
   CHECK_SHIM(torch_call_dispatcher("aten::resize_", "", stack.data(), TORCH_ABI_VERSION));
+  (void)torch::stable::detail::to<Tensor>(stack[0]);  // the returned handle is ours to release
   std::array<int64_t, kMaxDims> strides;
   torch_add_strides(in, strides.data());
   const torch::headeronly::IntHeaderOnlyArrayRef stride_ref(strides.data(), in.dim);
@@ -74,6 +63,7 @@ void resize(Tensor& out, const Facts& fo, const Inputs& in) {
       torch::stable::detail::from(out), torch::stable::detail::from(sizes),
       torch::stable::detail::from(stride_ref), torch::stable::detail::from(std::nullopt)};
   CHECK_SHIM(torch_call_dispatcher("aten::as_strided_", "", restride.data(), TORCH_ABI_VERSION));
+  (void)torch::stable::detail::to<Tensor>(restride[0]);
 }
 
 }  // namespace
@@ -100,7 +90,18 @@ Fill prepare_out(const Tensor& a, const Tensor& b, const Inputs& in, Tensor& out
                      " itself or apart from it, but out and ", name,
                      " share part of their memory; pass ", name, ".clone()");
   }
-  if (fo.dim != in.dim || !std::equal(in.sizes, in.sizes + in.dim, fo.sizes)) resize(out, fo, in);
+  if (fo.dim != in.dim || !std::equal(in.sizes, in.sizes + in.dim, fo.sizes)) {
+    // An input given as out cannot be resized under itself (torch.add's words). The same tensor:
+    // torch hands out one sizes array per tensor.
+    for (const auto& [sizes, name] : {std::pair{in.a_sizes, "a"}, std::pair{in.b_sizes, "b"}}) {
+      SUM_DOUBLE_CHECK(fo.sizes != sizes, kPrefix, "output with shape ", shape_of(fo.sizes, fo.dim),
+                       " doesn't match the broadcast shape ", shape_of(in.sizes, in.dim),
+                       ": out is ", name,
+                       ", which cannot be resized while it is read; pass a "
+                       "new tensor as out");
+    }
+    resize(out, in);
+  }
   return fo.dtype == in.out_torch_dtype ? Fill::kInPlace : Fill::kCopy;
 }
 

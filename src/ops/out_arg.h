@@ -15,8 +15,8 @@ enum class Fill {
 };
 
 // Throws naming out unless torch.add would take it for these inputs (a floating or complex
-// dtype, their device, no element twice, no partial overlap with a or b); resizes it to the
-// result's shape where it differs, with torch's warning and torch.add's strides.
+// dtype, their device, no element twice, no partial overlap with a or b, not an input of another
+// shape); resizes it to the result's shape where it differs, with torch.add's strides.
 Fill prepare_out(const torch::stable::Tensor& a, const torch::stable::Tensor& b, const Inputs& in,
                  torch::stable::Tensor& out);
 
