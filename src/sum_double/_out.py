@@ -106,7 +106,7 @@ def _resize_message(shape: torch.Size, wanted: torch.Size) -> str:
     )
 
 
-def _add_maybe_out(a: Tensor, b: Tensor, out: Tensor | None) -> Tensor:
+def _add_maybe_out(a: Tensor, b: Tensor, out: object) -> Tensor:
     return OP(a, b) if out is None else out_call(a, b, out)
 
 
