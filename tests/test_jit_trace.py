@@ -2,8 +2,6 @@
 autograd, trains with the twin's gradients, and saves and loads, as a trace of the twin does."""
 
 import contextlib
-import subprocess
-import sys
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -13,7 +11,7 @@ import torch
 from torch import Tensor
 
 from reference import TWIN
-from support import OP_PACKET, Op, assert_bitwise_equal, op
+from support import OP_PACKET, Op, assert_bitwise_equal, op, run_side_by_side
 
 Fn = Callable[[Tensor, Tensor], Tensor]
 
@@ -79,8 +77,6 @@ def test_loading_without_the_import_names_the_op(tmp_path: Path) -> None:
     with deprecated_jit():
         torch.jit.save(trace(model(op), *inputs("cpu", False)), str(tmp_path / "traced.pt"))
     load = f"import torch; torch.jit.load({str(tmp_path / 'traced.pt')!r})"
-    child = subprocess.run(
-        [sys.executable, "-c", load], capture_output=True, text=True, timeout=120
-    )
+    child = run_side_by_side({"load": ["-c", load]}, timeout=120)["load"].result()
     assert child.returncode != 0
     assert f"Unknown builtin op: {OP_PACKET._qualified_op_name}." in child.stderr, child.stderr

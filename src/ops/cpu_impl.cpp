@@ -38,9 +38,10 @@ Tensor add_cpu_op(const Tensor& a, const Tensor& b) {
 
 Tensor add_out_cpu_op(const Tensor& a, const Tensor& b, Tensor out) {
   const Inputs inputs = check_inputs(a, b);
-  if (prepare_out(a, b, inputs, out) == Fill::kCopy) return copy_result(out, add_cpu_op(a, b));
-  run(make_operands(a, b, inputs, &out).plan);
-  return out;
+  const Fill fill = prepare_out(a, b, inputs, out);
+  const Operands operands = make_operands(a, b, inputs, fill == Fill::kInPlace ? &out : nullptr);
+  run(operands.plan);
+  return fill == Fill::kCopy ? copy_result(out, operands.out) : out;
 }
 
 }  // namespace

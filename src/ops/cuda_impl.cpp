@@ -79,9 +79,11 @@ Tensor add_out_cuda_op(const Tensor& a, const Tensor& b, Tensor out) {
   const Inputs inputs = check_inputs(a, b);
   const int32_t device = inputs.device_index;
   const torch::stable::accelerator::DeviceGuard guard(device);
-  if (prepare_out(a, b, inputs, out) == Fill::kCopy) return copy_result(out, add_cuda_op(a, b));
-  launch(make_operands(a, b, inputs, &out).plan, device, current_cuda_stream(device, kCaller));
-  return out;
+  const cudaStream_t stream = current_cuda_stream(device, kCaller);
+  const Fill fill = prepare_out(a, b, inputs, out);
+  const Operands operands = make_operands(a, b, inputs, fill == Fill::kInPlace ? &out : nullptr);
+  launch(operands.plan, device, stream);
+  return fill == Fill::kCopy ? copy_result(out, operands.out) : out;
 }
 
 }  // namespace

@@ -23,26 +23,26 @@ struct Span {
   bool dense;  // non-overlapping and dense: the span holds each element once and nothing else
 };
 
-Span span_of(const Tensor& t, const Facts& f) {
+Span span_of(const Tensor& t, const int64_t* sizes, const int64_t* strides, int64_t dim) {
   const char* begin = static_cast<const char*>(t.data_ptr());
   int64_t last = 0;
-  for (int64_t d = 0; d < f.dim; ++d) {
-    if (f.sizes[d] == 0) return {begin, begin, true};
-    last += (f.sizes[d] - 1) * f.strides[d];
+  for (int64_t d = 0; d < dim; ++d) {
+    if (sizes[d] == 0) return {begin, begin, true};
+    last += (sizes[d] - 1) * strides[d];
   }
   const int64_t item = static_cast<int64_t>(t.element_size());
-  return {begin, begin + (last + 1) * item,
-          is_non_overlapping_and_dense(f.sizes, f.strides, f.dim)};
+  return {begin, begin + (last + 1) * item, is_non_overlapping_and_dense(sizes, strides, dim)};
 }
 
 // c10's get_overlap_status, by address: out may be an input itself (each element read, then
 // written), but not part of one. Where either is not dense torch cannot tell, and lets it be.
-bool overlaps_partly(const Tensor& out, const Facts& fo, const Tensor& t, const char* name) {
-  const Facts ft = facts_of(t, name);
-  const Span so = span_of(out, fo), st = span_of(t, ft);
+// The input's sizes and strides are those check_inputs read.
+bool overlaps_partly(const Tensor& out, const Facts& fo, const Tensor& t, const int64_t* sizes,
+                     const int64_t* strides, int64_t dim) {
+  const Span so = span_of(out, fo.sizes, fo.strides, fo.dim), st = span_of(t, sizes, strides, dim);
   if (so.begin == so.end || st.begin == st.end || !so.dense || !st.dense) return false;
   if (so.begin == st.begin && so.end == st.end) {
-    return fo.dim != ft.dim || !std::equal(fo.strides, fo.strides + fo.dim, ft.strides);
+    return fo.dim != dim || !std::equal(fo.strides, fo.strides + fo.dim, strides);
   }
   return so.begin < st.end && st.begin < so.end;
 }
@@ -85,11 +85,14 @@ Fill prepare_out(const Tensor& a, const Tensor& b, const Inputs& in, Tensor& out
                      "expected out to hold each of its elements once, but its dim ", d,
                      " has stride 0 (an expanded tensor?); pass out.clone() or a new tensor");
   }
-  for (const auto& [t, name] : {std::pair{&a, "a"}, std::pair{&b, "b"}}) {
-    SUM_DOUBLE_CHECK(!overlaps_partly(out, fo, *t, name), kPrefix, "expected out to be ", name,
-                     " itself or apart from it, but out and ", name,
+  const auto check_apart = [&](const Tensor& t, const int64_t* sizes, const int64_t* strides,
+                               int64_t dim, const char* name) {
+    SUM_DOUBLE_CHECK(!overlaps_partly(out, fo, t, sizes, strides, dim), kPrefix,
+                     "expected out to be ", name, " itself or apart from it, but out and ", name,
                      " share part of their memory; pass ", name, ".clone()");
-  }
+  };
+  check_apart(a, in.a_sizes, in.a_strides, in.a_dim, "a");
+  check_apart(b, in.b_sizes, in.b_strides, in.b_dim, "b");
   if (fo.dim != in.dim || !std::equal(in.sizes, in.sizes + in.dim, fo.sizes)) {
     // An input given as out cannot be resized under itself (torch.add's words). The same tensor:
     // torch hands out one sizes array per tensor.

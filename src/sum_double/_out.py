@@ -17,11 +17,10 @@ from torch import Tensor
 from ._definition import NAME, TWIN_NAME
 from ._errors import PREFIX, kind
 from ._ops import BELOW_AUTOGRAD, OP, OP_PACKET, QUALNAME
-from ._public import use_out
+from ._public import _functorch_active, use_out
 
 OUT = OP_PACKET.out
 BELOW_AUTOGRAD_OUT = getattr(torch.ops.sum_double, f"_{NAME}").out
-_functorch_active = getattr(torch._C, "_are_functorch_transforms_active", lambda: False)
 
 
 def _refuse_grad(*tensors: Tensor) -> None:
