@@ -42,7 +42,6 @@ registered="" beside="" installed=""
 # GCC 12 crashes compiling the SVE headers of torch's inductor.
 export QEMU_CPU=neoverse-n1 QEMU_LD_PREFIX=$sysroot
 
-as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 on_exit() {  # lib.sh's scratch runs it first on exit
   # The job beside the suite runs under qemu too: it ends before the registration does.
   [ -z "$beside" ] || wait "$beside" || true

@@ -30,7 +30,6 @@ uv_cache=/var/cache/uv  # inside the root: uv hardlinks from it into the venvs t
 run=/tmp/ci.$$          # this run's venvs, copy and temporary files, inside the root
 mounted=()
 
-as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 on_exit() {  # lib.sh's scratch runs it first on exit
   local i status=$1
   for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do as_root umount "${mounted[i]}" || status=1; done

@@ -50,6 +50,10 @@ uv_path() {  # the pinned uv, installed on first use where the machine keeps cac
   echo "$dir/bin/uv"
 }
 
+as_root() {  # as_root CMD...: CMD as root (sudo where this user is not)
+  if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
+}
+
 # ---- Steps, logs, the scratch directory.
 
 step_times=()
